@@ -1,0 +1,47 @@
+#include "engine/format/tensor_type.h"
+
+#include <array>
+#include <string>
+
+namespace pdbench {
+
+namespace {
+struct Row {
+  uint32_t id;
+  TensorTypeTraits traits;
+};
+constexpr std::array<Row, 5> kSupported{{
+    {0, {"f32", 1, 4}},
+    {1, {"f16", 1, 2}},
+    {2, {"q4_0", 32, sizeof(BlockQ4_0)}},
+    {8, {"q8_0", 32, sizeof(BlockQ8_0)}},
+    {30, {"bf16", 1, 2}},
+}};
+
+// ggml's names for the types it knows and this engine does not load.
+constexpr std::array<std::string_view, 40> kGgmlNames{
+    "f32",  "f16",  "q4_0", "q4_1", "q4_2", "q4_3", "q5_0", "q5_1", "q8_0",    "q8_1",
+    "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q8_K", "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s",
+    "iq4_nl", "iq3_s", "iq2_s", "iq4_xs", "i8", "i16", "i32", "i64", "f64", "iq1_m",
+    "bf16", "q4_0_4_4", "q4_0_4_8", "q4_0_8_8", "tq1_0", "tq2_0", "iq4_nl_4_4", "iq4_nl_4_8",
+    "iq4_nl_8_8", "mxfp4"};
+}  // namespace
+
+std::optional<TensorTypeTraits> tensor_type_traits(uint32_t type) {
+  for (const auto& row : kSupported)
+    if (row.id == type) return row.traits;
+  return std::nullopt;
+}
+
+const TensorTypeTraits& traits(TensorType type) {
+  for (const auto& row : kSupported)
+    if (row.id == static_cast<uint32_t>(type)) return row.traits;
+  return kSupported[0].traits;  // unreachable for valid enum values
+}
+
+std::string ggml_type_name(uint32_t type) {
+  if (type < kGgmlNames.size()) return std::string(kGgmlNames[type]);
+  return "type " + std::to_string(type);
+}
+
+}  // namespace pdbench

@@ -1,0 +1,53 @@
+#pragma once
+// Weight element types, numbered as GGUF (ggml) numbers them, and the block
+// layouts of the quantized ones.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pdbench {
+
+enum class TensorType : uint32_t {
+  F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q8_0 = 8,
+  BF16 = 30,
+};
+
+// Q8_0: 32 weights share one f16 scale; w = d * q.
+struct BlockQ8_0 {
+  uint16_t d;  // f16 scale
+  int8_t qs[32];
+};
+static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block is 2 + 32 bytes, unpadded");
+
+// Q4_0: 32 weights share one f16 scale; w = d * (q - 8). Byte j holds weight j
+// in its low nibble and weight j + 16 in its high nibble.
+struct BlockQ4_0 {
+  uint16_t d;  // f16 scale
+  uint8_t qs[16];
+};
+static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block is 2 + 16 bytes, unpadded");
+
+struct TensorTypeTraits {
+  std::string_view name;
+  size_t block_size;   // elements per block (1 for unquantized types)
+  size_t block_bytes;  // bytes per block
+};
+
+// Traits of a supported type, or nullopt for any other ggml type number.
+std::optional<TensorTypeTraits> tensor_type_traits(uint32_t type);
+const TensorTypeTraits& traits(TensorType type);
+
+// Name of any ggml type number, supported or not ("q4_K", "type 99"), for errors.
+std::string ggml_type_name(uint32_t type);
+
+// Bytes of one row of n elements; n must be a multiple of the block size.
+inline size_t row_bytes(TensorType type, size_t n) {
+  const auto& t = traits(type);
+  return n / t.block_size * t.block_bytes;
+}
+
+}  // namespace pdbench

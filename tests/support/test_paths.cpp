@@ -1,0 +1,39 @@
+#include "tests/support/test_paths.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace pdbench::test {
+
+namespace fs = std::filesystem;
+
+std::string source_path(const std::string& relative) { return std::string(PDBENCH_SOURCE_DIR) + "/" + relative; }
+std::string data_path(const std::string& relative) { return source_path("tests/data/" + relative); }
+std::string model_path(const std::string& relative) { return source_path("models/" + relative); }
+
+std::string shared_path(const std::string& relative) {
+  const char* env = std::getenv("PDBENCH_SHARED_DIR");
+  const fs::path root = env != nullptr ? fs::path(env) : fs::path(PDBENCH_SHARED_DIR);
+  const fs::path p = root / relative;
+  return fs::exists(p) ? p.string() : std::string();
+}
+
+std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+std::string temp_dir(const std::string& tag) {
+  fs::path base = fs::temp_directory_path() / ("pdbench-test-" + tag + "-XXXXXX");
+  std::string tmpl = base.string();
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + tmpl);
+  return tmpl;
+}
+
+}  // namespace pdbench::test
