@@ -39,6 +39,8 @@ struct Value {
   static Value strings(std::vector<std::string> v);
   static Value f32s(const std::vector<float>& v);
   static Value i32s(const std::vector<int32_t>& v);
+
+  bool operator==(const Value&) const = default;
 };
 
 struct TensorInfo {

@@ -44,4 +44,13 @@ std::string ggml_type_name(uint32_t type) {
   return "type " + std::to_string(type);
 }
 
+std::string supported_tensor_type_names() {
+  std::string names;
+  for (const auto& row : kSupported) {
+    if (!names.empty()) names += ", ";
+    names += row.traits.name;
+  }
+  return names;
+}
+
 }  // namespace pdbench

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace pdbench {
@@ -43,6 +44,9 @@ const TensorTypeTraits& traits(TensorType type);
 
 // Name of any ggml type number, supported or not ("q4_K", "type 99"), for errors.
 std::string ggml_type_name(uint32_t type);
+
+// "f32, f16, q4_0, q8_0, bf16": the supported types, for error messages.
+std::string supported_tensor_type_names();
 
 // Bytes of one row of n elements; n must be a multiple of the block size.
 inline size_t row_bytes(TensorType type, size_t n) {
