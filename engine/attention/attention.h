@@ -1,0 +1,20 @@
+#pragma once
+// Reference causal attention of one query position over the cache.
+#include <cstddef>
+
+#include "engine/attention/kv_cache.h"
+
+namespace pdbench::ref {
+
+struct AttentionShape {
+  size_t n_heads;
+  size_t n_kv_heads;  // query heads are grouped n_heads / n_kv_heads per KV head
+  size_t head_dim;
+};
+
+// out[h] = softmax(q[h] . K[0..n_ctx) / sqrt(head_dim)) . V for each query
+// head h of `q`, reading layer `layer` of the cache. `scores` holds n_ctx floats.
+void attention(const float* q, const KvCache& cache, size_t layer, size_t n_ctx,
+               const AttentionShape& shape, float* scores, float* out);
+
+}  // namespace pdbench::ref

@@ -1,0 +1,88 @@
+#include "engine/kernels/reference.h"
+
+#include <cmath>
+#include <vector>
+
+#include "engine/kernels/dequantize.h"
+
+namespace pdbench::ref {
+
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps) {
+  float ss = 0.0f;
+  for (size_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  ss /= static_cast<float>(n);
+  ss += eps;
+  ss = 1.0f / std::sqrt(ss);
+  for (size_t i = 0; i < n; ++i) out[i] = weight[i] * (ss * x[i]);
+}
+
+void matmul(const MatrixView& w, const float* x, float* y, size_t n_tokens) {
+  const auto rows = static_cast<size_t>(w.rows);
+  const auto cols = static_cast<size_t>(w.cols);
+  // Rows are independent and each sum keeps its sequential order, so the
+  // result does not depend on the thread count.
+#pragma omp parallel
+  {
+    std::vector<float> row(cols);
+#pragma omp for schedule(static)
+    for (size_t r = 0; r < rows; ++r) {
+      dequantize_row(w.type, w.row(static_cast<int64_t>(r)), row.data(), cols);
+      for (size_t t = 0; t < n_tokens; ++t) {
+        const float* xt = x + t * cols;
+        float sum = 0.0f;
+        for (size_t c = 0; c < cols; ++c) sum += row[c] * xt[c];
+        y[t * rows + r] = sum;
+      }
+    }
+  }
+}
+
+void embedding_row(const MatrixView& table, int32_t id, float* out) {
+  dequantize_row(table.type, table.row(id), out, static_cast<size_t>(table.cols));
+}
+
+void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
+          RopeStyle style) {
+  const size_t half = rope_dim / 2;
+  for (size_t h = 0; h < n_heads; ++h) {
+    float* v = x + h * head_dim;
+    for (size_t i = 0; i < half; ++i) {
+      // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
+      const float freq =
+          1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
+      const float angle = static_cast<float>(pos) * freq;
+      const float c = std::cos(angle);
+      const float s = std::sin(angle);
+      const size_t a = style == RopeStyle::AdjacentPairs ? 2 * i : i;
+      const size_t b = style == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
+      const float v0 = v[a];
+      const float v1 = v[b];
+      v[a] = v0 * c - v1 * s;
+      v[b] = v0 * s + v1 * c;
+    }
+  }
+}
+
+void softmax(float* x, size_t n) {
+  float max = x[0];
+  for (size_t i = 1; i < n; ++i) max = std::max(max, x[i]);
+  float sum = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  for (size_t i = 0; i < n; ++i) x[i] /= sum;
+}
+
+void swiglu(float* gate, const float* up, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    gate[i] = g * (1.0f / (1.0f + std::exp(-g))) * up[i];
+  }
+}
+
+void add(float* a, const float* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) a[i] += b[i];
+}
+
+}  // namespace pdbench::ref

@@ -1,0 +1,42 @@
+#pragma once
+// Reference kernels: plain f32 loops in the order llama2.c's run.c computes
+// them, so the reference forward pass reproduces run.c bit for bit on f32
+// weights. Every optimized kernel is tested against the function here.
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/kernels/matrix_view.h"
+
+namespace pdbench::ref {
+
+// out = x / rms(x) * weight, rms with eps added to the mean square.
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps);
+
+// y[t][r] = sum_c w[r][c] * x[t][c] for n_tokens rows of x (each w.cols
+// long) into n_tokens rows of y (each w.rows long). Each weight row is
+// converted to f32 once and used for every token.
+void matmul(const MatrixView& w, const float* x, float* y, size_t n_tokens);
+
+// Converts row `id` of an embedding table to f32.
+void embedding_row(const MatrixView& table, int32_t id, float* out);
+
+enum class RopeStyle {
+  AdjacentPairs,  // rotate (x0,x1), (x2,x3), ...: llama2.c, GGUF llama
+  Neox,           // rotate (x_i, x_{i+d/2}): GGUF qwen2
+};
+
+// Rotates the first rope_dim elements of each of n_heads vectors (head_dim
+// apart) by position pos, frequencies theta^(-2i/rope_dim).
+void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
+          RopeStyle style);
+
+// In-place softmax over n values.
+void softmax(float* x, size_t n);
+
+// gate[i] = silu(gate[i]) * up[i]
+void swiglu(float* gate, const float* up, size_t n);
+
+// a[i] += b[i]
+void add(float* a, const float* b, size_t n);
+
+}  // namespace pdbench::ref

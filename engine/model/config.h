@@ -1,0 +1,39 @@
+#pragma once
+// Hyperparameters of a llama-family decoder, whatever file they came from.
+#include <cstddef>
+#include <string>
+
+#include "engine/kernels/reference.h"
+
+namespace pdbench {
+
+enum class Architecture { Llama, Qwen2 };
+
+struct ModelConfig {
+  Architecture arch = Architecture::Llama;
+  size_t dim = 0;         // residual stream width
+  size_t n_layers = 0;
+  size_t n_heads = 0;
+  size_t n_kv_heads = 0;  // < n_heads: grouped-query attention
+  size_t head_dim = 0;
+  size_t ffn_dim = 0;
+  size_t vocab = 0;
+  size_t context_length = 0;  // trained context; the default KV capacity
+  size_t rope_dim = 0;        // leading dims of each head that RoPE rotates
+  float rope_theta = 10000.0f;
+  ref::RopeStyle rope_style = ref::RopeStyle::AdjacentPairs;
+  float rms_eps = 1e-5f;
+  bool qkv_bias = false;
+  bool tied_output = false;  // LM head shares the token embedding
+
+  size_t q_dim() const { return n_heads * head_dim; }
+  size_t kv_dim() const { return n_kv_heads * head_dim; }
+};
+
+std::string architecture_name(Architecture arch);
+
+// Throws pdbench::Error "PATH: ..." for shapes the forward pass cannot run
+// (zero sizes, heads not dividing, rope_dim odd or above head_dim, ...).
+void validate(const ModelConfig& config, const std::string& path);
+
+}  // namespace pdbench

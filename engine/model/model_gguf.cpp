@@ -1,0 +1,117 @@
+// Model::load_gguf: llama and qwen2 architectures from GGUF metadata and
+// tensors named as llama.cpp names them.
+#include <string>
+
+#include "engine/format/gguf.h"
+#include "engine/model/model.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+std::string shape_string(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+class TensorBinder {
+ public:
+  explicit TensorBinder(const gguf::GgufFile& file) : file_(file) {}
+
+  // A matrix of `rows` outputs by `cols` inputs (GGUF shape [cols, rows]).
+  MatrixView matrix(const std::string& name, size_t cols, size_t rows) const {
+    const gguf::TensorInfo& t = file_.tensor(name);
+    expect_shape(t, {cols, rows});
+    return MatrixView{t.type, static_cast<int64_t>(rows), static_cast<int64_t>(cols), t.data};
+  }
+
+  std::span<const float> vector(const std::string& name, size_t n) const {
+    const gguf::TensorInfo& t = file_.tensor(name);
+    expect_shape(t, {n});
+    if (t.type != TensorType::F32)
+      fail_file(file_.path(), "tensor " + name + ": expected type f32 for a norm or bias, found " +
+                                  std::string(traits(t.type).name));
+    return {reinterpret_cast<const float*>(t.data), n};
+  }
+
+ private:
+  void expect_shape(const gguf::TensorInfo& t, const std::vector<uint64_t>& want) const {
+    if (t.shape != want)
+      fail_file(file_.path(), "tensor " + t.name + ": expected shape " + shape_string(want) +
+                                  ", found " + shape_string(t.shape));
+  }
+  const gguf::GgufFile& file_;
+};
+
+ModelConfig read_config(const gguf::GgufFile& f) {
+  ModelConfig c;
+  const std::string arch = f.get_string("general.architecture");
+  if (arch == "llama") {
+    c.arch = Architecture::Llama;
+    c.rope_style = ref::RopeStyle::AdjacentPairs;  // llama GGUF stores Q/K for it
+  } else if (arch == "qwen2") {
+    c.arch = Architecture::Qwen2;
+    c.rope_style = ref::RopeStyle::Neox;
+    c.qkv_bias = true;
+  } else {
+    fail_file(f.path(), "architecture '" + arch + "' is not supported (supported: llama, qwen2)");
+  }
+  const std::string p = arch + ".";
+  c.dim = f.get_uint(p + "embedding_length");
+  c.n_layers = f.get_uint(p + "block_count");
+  c.ffn_dim = f.get_uint(p + "feed_forward_length");
+  c.n_heads = f.get_uint(p + "attention.head_count");
+  c.n_kv_heads = f.get_uint(p + "attention.head_count_kv", c.n_heads);
+  c.head_dim = f.get_uint(p + "attention.key_length", c.n_heads > 0 ? c.dim / c.n_heads : 0);
+  c.context_length = f.get_uint(p + "context_length");
+  c.rope_dim = f.get_uint(p + "rope.dimension_count", c.head_dim);
+  c.rope_theta = f.get_float(p + "rope.freq_base", 10000.0f);
+  c.rms_eps = f.get_float(p + "attention.layer_norm_rms_epsilon", 1e-5f);
+  const gguf::TensorInfo& embd = f.tensor("token_embd.weight");
+  c.vocab = embd.shape.size() == 2 ? embd.shape[1] : 0;
+  c.tied_output = f.find_tensor("output.weight") == nullptr;
+  validate(c, f.path());
+  return c;
+}
+
+}  // namespace
+
+Model Model::load_gguf(const std::string& path) {
+  auto file = std::make_shared<gguf::GgufFile>(gguf::GgufFile::open(path));
+  Model m;
+  m.path_ = path;
+  m.gguf_ = file.get();
+  m.config_ = read_config(*file);
+  const ModelConfig& c = m.config_;
+  const TensorBinder bind(*file);
+
+  ModelWeights& w = m.weights_;
+  w.token_embedding = bind.matrix("token_embd.weight", c.dim, c.vocab);
+  w.output_norm = bind.vector("output_norm.weight", c.dim);
+  w.output = c.tied_output ? w.token_embedding : bind.matrix("output.weight", c.dim, c.vocab);
+  w.layers.resize(c.n_layers);
+  for (size_t i = 0; i < c.n_layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    LayerWeights& l = w.layers[i];
+    l.attn_norm = bind.vector(b + "attn_norm.weight", c.dim);
+    l.wq = bind.matrix(b + "attn_q.weight", c.dim, c.q_dim());
+    l.wk = bind.matrix(b + "attn_k.weight", c.dim, c.kv_dim());
+    l.wv = bind.matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+    l.wo = bind.matrix(b + "attn_output.weight", c.q_dim(), c.dim);
+    if (c.qkv_bias) {
+      l.bq = bind.vector(b + "attn_q.bias", c.q_dim());
+      l.bk = bind.vector(b + "attn_k.bias", c.kv_dim());
+      l.bv = bind.vector(b + "attn_v.bias", c.kv_dim());
+    }
+    l.ffn_norm = bind.vector(b + "ffn_norm.weight", c.dim);
+    l.w_gate = bind.matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
+    l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+    l.w_down = bind.matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
+  }
+  m.file_ = std::move(file);
+  return m;
+}
+
+}  // namespace pdbench

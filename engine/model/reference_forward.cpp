@@ -1,0 +1,155 @@
+#include "engine/model/reference_forward.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/attention/attention.h"
+#include "engine/kernels/reference.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+double matmul_flops(const MatrixView& w, size_t n) { return 2.0 * static_cast<double>(w.rows * w.cols) * static_cast<double>(n); }
+double matmul_bytes(const MatrixView& w, size_t n) {
+  return static_cast<double>(w.bytes()) + 4.0 * static_cast<double>((w.rows + w.cols)) * static_cast<double>(n);
+}
+
+void add_bias(float* y, std::span<const float> bias, size_t n) {
+  if (bias.empty()) return;
+  for (size_t t = 0; t < n; ++t) ref::add(y + t * bias.size(), bias.data(), bias.size());
+}
+
+}  // namespace
+
+void ReferenceForward::resize(size_t n) {
+  const ModelConfig& c = model_.config();
+  x_.resize(n * c.dim);
+  xb_.resize(n * std::max(c.dim, c.q_dim()));
+  q_.resize(n * c.q_dim());
+  k_.resize(n * c.kv_dim());
+  v_.resize(n * c.kv_dim());
+  out_.resize(n * c.dim);
+  gate_.resize(n * c.ffn_dim);
+  up_.resize(n * c.ffn_dim);
+}
+
+std::span<const float> ReferenceForward::run(KvCache& cache, std::span<const int32_t> tokens,
+                                             bool all_logits, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const ModelWeights& w = model_.weights();
+  const size_t n = tokens.size();
+  const size_t start = cache.length();
+  if (n == 0) throw Error("forward: no tokens to run");
+  if (start + n > cache.capacity())
+    throw Error("forward: " + std::to_string(start + n) + " positions exceed the KV cache capacity of " +
+                std::to_string(cache.capacity()) + " tokens");
+  resize(n);
+  scores_.resize(start + n);
+
+  {  // Token embedding lookup.
+    ScopedOp op(profile, Op::Embedding, -1, 0, static_cast<double>(n * w.token_embedding.row_stride()));
+    for (size_t t = 0; t < n; ++t) {
+      if (tokens[t] < 0 || static_cast<size_t>(tokens[t]) >= c.vocab)
+        throw Error("forward: token id " + std::to_string(tokens[t]) + " is outside the vocabulary of " +
+                    std::to_string(c.vocab));
+      ref::embedding_row(w.token_embedding, tokens[t], &x_[t * c.dim]);
+    }
+  }
+
+  for (size_t layer = 0; layer < c.n_layers; ++layer) {
+    attention_block(w.layers[layer], layer, cache, start, n, profile);
+    ffn_block(w.layers[layer], layer, n, profile);
+  }
+  cache.set_length(start + n);
+
+  // Final norm and LM head, for the last position only unless asked.
+  const size_t first_out = all_logits ? 0 : n - 1;
+  const size_t n_out = n - first_out;
+  {
+    ScopedOp op(profile, Op::OutputNorm, -1);
+    for (size_t t = first_out; t < n; ++t)
+      ref::rmsnorm(&xb_[(t - first_out) * c.dim], &x_[t * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
+  }
+  logits_.resize(n_out * c.vocab);
+  {
+    ScopedOp op(profile, Op::LmHead, -1, matmul_flops(w.output, n_out), matmul_bytes(w.output, n_out));
+    ref::matmul(w.output, xb_.data(), logits_.data(), n_out);
+  }
+  return logits_;
+}
+
+void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, KvCache& cache,
+                                       size_t start, size_t n, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const int li = static_cast<int>(layer);
+  {
+    ScopedOp op(profile, Op::AttentionNorm, li);
+    for (size_t t = 0; t < n; ++t)
+      ref::rmsnorm(&xb_[t * c.dim], &x_[t * c.dim], w.attn_norm.data(), c.dim, c.rms_eps);
+  }
+  {
+    ScopedOp op(profile, Op::QkvProjection, li,
+                matmul_flops(w.wq, n) + matmul_flops(w.wk, n) + matmul_flops(w.wv, n),
+                matmul_bytes(w.wq, n) + matmul_bytes(w.wk, n) + matmul_bytes(w.wv, n));
+    ref::matmul(w.wq, xb_.data(), q_.data(), n);
+    ref::matmul(w.wk, xb_.data(), k_.data(), n);
+    ref::matmul(w.wv, xb_.data(), v_.data(), n);
+    add_bias(q_.data(), w.bq, n);
+    add_bias(k_.data(), w.bk, n);
+    add_bias(v_.data(), w.bv, n);
+  }
+  {
+    ScopedOp op(profile, Op::Rope, li);
+    for (size_t t = 0; t < n; ++t) {
+      const auto pos = static_cast<int64_t>(start + t);
+      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+    }
+  }
+  // Store this chunk's K/V, then attend causally: token t sees positions <= start + t.
+  for (size_t t = 0; t < n; ++t) {
+    std::copy_n(&k_[t * c.kv_dim()], c.kv_dim(), cache.key(layer, start + t));
+    std::copy_n(&v_[t * c.kv_dim()], c.kv_dim(), cache.value(layer, start + t));
+  }
+  {
+    const double ctx_sum = static_cast<double>(n) * static_cast<double>(start) +
+                           static_cast<double>(n * (n + 1)) / 2.0;  // sum of n_ctx over tokens
+    ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
+                8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
+    const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
+    for (size_t t = 0; t < n; ++t)
+      ref::attention(&q_[t * c.q_dim()], cache, layer, start + t + 1, shape, scores_.data(),
+                     &xb_[t * c.q_dim()]);
+  }
+  {
+    ScopedOp op(profile, Op::OutputProjection, li, matmul_flops(w.wo, n), matmul_bytes(w.wo, n));
+    ref::matmul(w.wo, xb_.data(), out_.data(), n);
+    ref::add(x_.data(), out_.data(), n * c.dim);
+  }
+}
+
+void ReferenceForward::ffn_block(const LayerWeights& w, size_t layer, size_t n, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const int li = static_cast<int>(layer);
+  {
+    ScopedOp op(profile, Op::FfnNorm, li);
+    for (size_t t = 0; t < n; ++t)
+      ref::rmsnorm(&xb_[t * c.dim], &x_[t * c.dim], w.ffn_norm.data(), c.dim, c.rms_eps);
+  }
+  {
+    ScopedOp op(profile, Op::FfnGateUp, li, matmul_flops(w.w_gate, n) + matmul_flops(w.w_up, n),
+                matmul_bytes(w.w_gate, n) + matmul_bytes(w.w_up, n));
+    ref::matmul(w.w_gate, xb_.data(), gate_.data(), n);
+    ref::matmul(w.w_up, xb_.data(), up_.data(), n);
+    ref::swiglu(gate_.data(), up_.data(), n * c.ffn_dim);
+  }
+  {
+    ScopedOp op(profile, Op::FfnDown, li, matmul_flops(w.w_down, n), matmul_bytes(w.w_down, n));
+    ref::matmul(w.w_down, gate_.data(), out_.data(), n);
+    ref::add(x_.data(), out_.data(), n * c.dim);
+  }
+}
+
+}  // namespace pdbench

@@ -1,0 +1,30 @@
+#pragma once
+// A model with its tokenizer: what every command loads first.
+#include <memory>
+#include <string>
+
+#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace pdbench {
+
+class Engine {
+ public:
+  // The tokenizer comes from tokenizer_path when given (llama2.c
+  // tokenizer.bin or tokenizer.json[.gz]), else from the GGUF metadata.
+  static Engine load(const std::string& model_path, const std::string& tokenizer_path = "");
+
+  const Model& model() const { return *model_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+
+ private:
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+};
+
+// Loads a standalone tokenizer file, choosing the reader by its content:
+// tokenizer.json (optionally gzip), GGUF (its metadata), else llama2.c
+// tokenizer.bin with vocab_size entries (0: up to the end of the file).
+std::unique_ptr<Tokenizer> load_tokenizer_file(const std::string& path, int32_t vocab_size = 0);
+
+}  // namespace pdbench

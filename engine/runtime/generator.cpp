@@ -1,0 +1,186 @@
+#include "engine/runtime/generator.h"
+
+#include <algorithm>
+#include <deque>
+#include <string>
+
+#include "engine/sampling/beam_search.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Beam search sees the model as a set of slots, each a KV cache holding one
+// hypothesis; slot 0 is the generator's own cache, already prefilled.
+class BeamSlots : public BeamSearchModel {
+ public:
+  BeamSlots(ReferenceForward& forward, KvCache& prefilled, size_t width, const ModelConfig& c)
+      : forward_(forward), logits_(width) {
+    slots_.push_back(&prefilled);
+    for (size_t i = 1; i < width; ++i) {
+      owned_.emplace_back(c.n_layers, c.kv_dim(), prefilled.capacity());
+      slots_.push_back(&owned_.back());
+    }
+  }
+  void copy_slot(int src, int dst) override { slots_.at(static_cast<size_t>(dst))->copy_from(*slots_.at(static_cast<size_t>(src))); }
+  std::span<const float> decode(int slot, int32_t token) override {
+    const auto s = static_cast<size_t>(slot);
+    const auto logits = forward_.run(*slots_.at(s), std::span(&token, 1), false, nullptr);
+    logits_[s].assign(logits.begin(), logits.end());  // outlives the next slot's decode
+    return logits_[s];
+  }
+
+ private:
+  ReferenceForward& forward_;
+  std::vector<KvCache*> slots_;
+  std::deque<KvCache> owned_;
+  std::vector<std::vector<float>> logits_;
+};
+
+}  // namespace
+
+Generator::Generator(const Engine& engine, size_t context)
+    : engine_(engine),
+      forward_(engine.model()),
+      cache_(engine.model().config().n_layers, engine.model().config().kv_dim(),
+             context > 0 ? context : engine.model().config().context_length),
+      step_profile_(engine.model().config().n_layers),
+      prefill_profile_(engine.model().config().n_layers),
+      decode_profile_(engine.model().config().n_layers) {}
+
+bool Generator::is_stop(int32_t id) const {
+  // A model that samples BOS starts a new document: llama2.c stops there too.
+  const Tokenizer& tok = engine_.tokenizer();
+  return tok.is_end_of_generation(id) || id == tok.bos();
+}
+
+std::span<const float> Generator::forward(std::span<const int32_t> tokens, OpProfile& phase, double* ms) {
+  step_profile_.reset();
+  const auto t0 = Clock::now();
+  const auto logits = forward_.run(cache_, tokens, false, &step_profile_);
+  *ms = ms_between(t0, Clock::now());
+  phase.merge(step_profile_);
+  return logits;
+}
+
+GenerationResult Generator::generate(const GenerateRequest& request,
+                                     const std::function<void(std::string_view)>& on_text,
+                                     const std::function<void(const StepTrace&)>& on_step) {
+  if (request.max_new_tokens == 0) throw Error("generate: the number of tokens to generate must be at least 1");
+  request.sampling.validate();
+  if (request.context_ids.size() >= cache_.capacity())
+    throw Error("generate: the context prefix is " + std::to_string(request.context_ids.size()) +
+                " tokens but the context holds " + std::to_string(cache_.capacity()));
+  cache_.clear();
+  if (!request.context_ids.empty()) forward_.run(cache_, request.context_ids, false, nullptr);
+  const auto start = Clock::now();
+  GenerationResult result;
+  result.prompt_ids =
+      request.prompt_ids.empty() ? engine_.tokenizer().encode(request.prompt, request.add_bos) : request.prompt_ids;
+  result.timings.tokenize_ms = ms_between(start, Clock::now());
+  if (result.prompt_ids.empty()) throw Error("generate: the prompt is empty and the vocabulary has no BOS token");
+  if (cache_.length() + result.prompt_ids.size() > cache_.capacity())
+    throw Error("generate: the prompt is " + std::to_string(result.prompt_ids.size()) + " tokens after " +
+                std::to_string(cache_.length()) + " of context but the context holds " +
+                std::to_string(cache_.capacity()));
+
+  StreamingDecoder decoder(engine_.tokenizer());
+  std::string prompt_text;
+  for (int32_t id : result.prompt_ids) prompt_text += decoder.push(id);
+  if (on_text) on_text(prompt_text);
+
+  prefill_profile_.reset();
+  decode_profile_.reset();
+  double prefill_ms = 0;
+  const auto logits = forward(result.prompt_ids, prefill_profile_, &prefill_ms);
+  result.timings.prefill_ms = prefill_ms;
+
+  if (request.beam_width > 0) {
+    beam_loop(request, start, logits, result);
+    if (on_text) on_text(result.text);
+  } else {
+    sample_loop(request, start, logits, decoder, result, on_text, on_step);
+  }
+  result.timings.e2e_ms = ms_between(start, Clock::now());
+  result.timings.decode_ms = result.timings.e2e_ms - result.timings.ttft_ms;
+  return result;
+}
+
+void Generator::sample_loop(const GenerateRequest& request, Clock::time_point start,
+                            std::span<const float> logits, StreamingDecoder& decoder,
+                            GenerationResult& result, const std::function<void(std::string_view)>& on_text,
+                            const std::function<void(const StepTrace&)>& on_step) {
+  Sampler sampler(request.sampling);
+  std::vector<int32_t> history = result.prompt_ids;
+  Timings& timings = result.timings;
+  double forward_ms = timings.prefill_ms;
+  auto last_token_time = start;
+  for (size_t step = 0;; ++step) {
+    int32_t id;
+    {
+      ScopedOp op(step == 0 ? &prefill_profile_ : &decode_profile_, Op::Sampling, -1);
+      id = sampler.sample(logits, history);
+    }
+    const auto now = Clock::now();
+    if (step == 0)
+      timings.ttft_ms = ms_between(start, now);
+    else
+      timings.step_ms.push_back(ms_between(last_token_time, now));
+    last_token_time = now;
+    const bool stop = !request.ignore_stop && is_stop(id);
+    if (on_step)
+      on_step(StepTrace{step, step == 0 ? std::span<const int32_t>(result.prompt_ids) : std::span(&history.back(), 1),
+                        forward_ms, logits, id, cache_.length(), cache_.bytes_used(), step_profile_});
+    if (stop) {
+      result.stop_reason = "end_of_generation";
+      break;
+    }
+    result.ids.push_back(id);
+    history.push_back(id);
+    const std::string piece = decoder.push(id);
+    result.text += piece;
+    if (on_text && !piece.empty()) on_text(piece);
+    if (result.ids.size() == request.max_new_tokens) {
+      result.stop_reason = "length";
+      break;
+    }
+    if (cache_.length() == cache_.capacity()) {
+      result.stop_reason = "context_full";
+      break;
+    }
+    logits = forward(std::span(&result.ids.back(), 1), decode_profile_, &forward_ms);
+  }
+  const std::string tail = decoder.flush();
+  result.text += tail;
+  if (on_text && !tail.empty()) on_text(tail);
+}
+
+void Generator::beam_loop(const GenerateRequest& request, Clock::time_point start,
+                          std::span<const float> logits, GenerationResult& result) {
+  const ModelConfig& c = engine_.model().config();
+  BeamParams params;
+  params.width = static_cast<int>(request.beam_width);
+  params.length_penalty = request.length_penalty;
+  // Every token but the last needs a cache position.
+  params.max_new_tokens = static_cast<int>(
+      std::min(request.max_new_tokens, cache_.capacity() - cache_.length() + 1));
+  const Tokenizer& tok = engine_.tokenizer();
+  for (int32_t id : {tok.eos(), tok.bos()})
+    if (id >= 0) params.stop_tokens.push_back(id);
+  BeamSlots slots(forward_, cache_, request.beam_width, c);
+  const BeamResult best = beam_search(slots, logits, params);
+  result.timings.ttft_ms = ms_between(start, Clock::now());  // beams finish together
+  result.ids = best.tokens;
+  result.stop_reason = result.ids.size() < static_cast<size_t>(params.max_new_tokens) ? "end_of_generation" : "length";
+  StreamingDecoder decoder(tok);
+  decoder.push(result.prompt_ids.back());
+  for (int32_t id : result.ids) result.text += decoder.push(id);
+  result.text += decoder.flush();
+}
+
+}  // namespace pdbench

@@ -1,0 +1,103 @@
+#pragma once
+// One request from text to text: tokenize, prefill the prompt, then decode
+// token by token (or beam search), streaming complete UTF-8 text as it comes.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/attention/kv_cache.h"
+#include "engine/model/reference_forward.h"
+#include "engine/profile/op_profile.h"
+#include "engine/runtime/engine.h"
+#include "engine/sampling/sampler.h"
+
+namespace pdbench {
+
+struct GenerateRequest {
+  std::string prompt;
+  size_t max_new_tokens = 128;
+  SamplingParams sampling;
+  bool add_bos = true;
+  size_t beam_width = 0;  // > 0: beam search instead of sampling
+  float length_penalty = 1.0f;
+  // For benchmarks (pdbench run). prompt_ids, when not empty, is the prompt
+  // as token ids (nothing to tokenize). context_ids run into the KV cache
+  // first, untimed, so prefill and decode start at that context depth.
+  // ignore_stop generates exactly max_new_tokens (or until the cache is full).
+  std::vector<int32_t> prompt_ids;
+  std::vector<int32_t> context_ids;
+  bool ignore_stop = false;
+};
+
+// Wall-clock times of one request, in milliseconds (definitions in
+// docs/METRICS.md): TTFT runs from the text in hand to the first sampled token.
+struct Timings {
+  double tokenize_ms = 0;
+  double prefill_ms = 0;  // forward pass over the prompt
+  double ttft_ms = 0;
+  double decode_ms = 0;   // first token to last token
+  double e2e_ms = 0;
+  std::vector<double> step_ms;  // each decode step (forward + sampling)
+};
+
+struct GenerationResult {
+  std::vector<int32_t> prompt_ids;
+  std::vector<int32_t> ids;  // generated tokens (a stop token is not included)
+  std::string text;          // generated text
+  std::string stop_reason;   // "length", "end_of_generation", "context_full"
+  Timings timings;
+};
+
+// What one forward pass did, for `pdbench explain`.
+struct StepTrace {
+  size_t step;                      // 0 = prefill
+  std::span<const int32_t> tokens;  // run through the model in this pass
+  double forward_ms;
+  std::span<const float> logits;  // next-token logits
+  int32_t chosen;               // -1 when nothing was sampled (end)
+  size_t kv_length;                 // positions in the cache after the pass
+  size_t kv_bytes_used;
+  const OpProfile& profile;     // this pass only
+};
+
+class Generator {
+ public:
+  // context: KV capacity in tokens (0: the model's trained context).
+  Generator(const Engine& engine, size_t context = 0);
+
+  size_t context() const { return cache_.capacity(); }
+  // Op totals of the last request, per phase.
+  const OpProfile& prefill_profile() const { return prefill_profile_; }
+  const OpProfile& decode_profile() const { return decode_profile_; }
+
+  // on_text receives the prompt's text first (as the tokenizer decodes its
+  // ids), then each complete piece of generated text.
+  GenerationResult generate(const GenerateRequest& request,
+                            const std::function<void(std::string_view)>& on_text = {},
+                            const std::function<void(const StepTrace&)>& on_step = {});
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void sample_loop(const GenerateRequest& request, Clock::time_point start, std::span<const float> logits,
+                   StreamingDecoder& decoder, GenerationResult& result,
+                   const std::function<void(std::string_view)>& on_text,
+                   const std::function<void(const StepTrace&)>& on_step);
+  void beam_loop(const GenerateRequest& request, Clock::time_point start, std::span<const float> logits,
+                 GenerationResult& result);
+  // Runs tokens through the model, profiled into step_profile_ and `phase`.
+  std::span<const float> forward(std::span<const int32_t> tokens, OpProfile& phase, double* ms);
+  bool is_stop(int32_t id) const;
+
+  const Engine& engine_;
+  ReferenceForward forward_;
+  KvCache cache_;
+  OpProfile step_profile_;
+  OpProfile prefill_profile_;
+  OpProfile decode_profile_;
+};
+
+}  // namespace pdbench
