@@ -1,9 +1,37 @@
 // pdbench: command-line entry point; each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "bench/pdbench/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"pdbench: a CPU engine for llama-family models and a prefill/decode benchmark harness"};
+  CLI::App app{"pdbench: a CPU engine for llama-family models and a prefill/decode benchmark harness.\n"
+               "Run 'pdbench SUBCOMMAND --help' for each subcommand's options."};
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
+  pdbench::cli::register_generate(app);
+  pdbench::cli::register_tokenize(app);
+  pdbench::cli::register_explain(app);
+  // CLI11 would only say "a subcommand is required"; name the unknown word.
+  std::string known;
+  bool is_known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+    is_known = is_known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_known) {
+    std::fprintf(stderr, "pdbench: error: unknown subcommand '%s' (choose from: %s)\n", argv[1], known.c_str());
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "pdbench: error: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }

@@ -1,0 +1,68 @@
+#include "bench/pdbench/options.h"
+
+#include <omp.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/util/error.h"
+
+namespace pdbench::cli {
+
+void add_model_options(CLI::App& cmd, ModelOptions& opts) {
+  cmd.add_option("-m,--model", opts.model, "Model file: GGUF (v3) or llama2.c checkpoint (.bin)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--tokenizer", opts.tokenizer,
+                 "Tokenizer file (llama2.c tokenizer.bin, tokenizer.json[.gz]); default: the GGUF's own")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("-c,--ctx-size", opts.context, "KV cache capacity in tokens (default: the model's context length)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 24));
+  cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
+}
+
+void add_sampling_options(CLI::App& cmd, GenerateRequest& r) {
+  SamplingParams& s = r.sampling;
+  cmd.add_option("-n,--n-predict", r.max_new_tokens, "Tokens to generate (at most)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 24));
+  cmd.add_option("--temp", s.temperature, "Temperature; 0 = greedy (argmax, first max wins ties)")
+      ->capture_default_str();
+  cmd.add_option("--top-k", s.top_k, "Keep the k most likely tokens; 0 = off")->capture_default_str();
+  cmd.add_option("--top-p", s.top_p, "Keep the smallest set reaching probability p; 1 = off")->capture_default_str();
+  cmd.add_option("--min-p", s.min_p, "Drop tokens below min_p x the top probability; 0 = off")->capture_default_str();
+  cmd.add_option("--repeat-penalty", s.repeat_penalty, "Penalize recent tokens (CTRL style); 1 = off")
+      ->capture_default_str();
+  cmd.add_option("--frequency-penalty", s.frequency_penalty, "Subtract this x count of each recent token")
+      ->capture_default_str();
+  cmd.add_option("--presence-penalty", s.presence_penalty, "Subtract this from every recent token")
+      ->capture_default_str();
+  cmd.add_option("--repeat-last-n", s.penalty_last_n, "Window of recent tokens the penalties see; -1 = all")
+      ->capture_default_str();
+  cmd.add_option("-s,--seed", s.seed, "Random seed: same seed, same tokens")->capture_default_str();
+  cmd.add_option("--beam", r.beam_width, "Beam search with this many beams instead of sampling; 0 = off")
+      ->capture_default_str();
+  cmd.add_option("--length-penalty", r.length_penalty, "Beam score = log-prob / length^this")
+      ->capture_default_str();
+  cmd.add_flag("!--no-bos", r.add_bos, "Do not start the prompt with BOS");
+}
+
+void apply_threads(const ModelOptions& opts) {
+  if (opts.threads > 0) omp_set_num_threads(opts.threads);
+}
+
+void add_prompt_options(CLI::App& cmd, std::string& prompt, std::string& prompt_file) {
+  auto* p = cmd.add_option("-p,--prompt", prompt, "Prompt text");
+  cmd.add_option("-f,--file", prompt_file, "Read the prompt from a file")->check(CLI::ExistingFile)->excludes(p);
+}
+
+std::string read_text(const std::string& text, const std::string& file) {
+  if (file.empty()) return text;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail_file(file, "cannot read file");
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+}  // namespace pdbench::cli

@@ -1,0 +1,27 @@
+#pragma once
+// Options several subcommands share, registered on a CLI11 subcommand.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "engine/runtime/generator.h"
+
+namespace pdbench::cli {
+
+struct ModelOptions {
+  std::string model;
+  std::string tokenizer;
+  size_t context = 0;
+  int threads = 0;
+};
+
+void add_model_options(CLI::App& cmd, ModelOptions& opts);
+void add_sampling_options(CLI::App& cmd, GenerateRequest& request);
+// Applies --threads (OpenMP) before any work starts.
+void apply_threads(const ModelOptions& opts);
+
+// -p/--prompt and -f/--file (mutually exclusive).
+void add_prompt_options(CLI::App& cmd, std::string& prompt, std::string& prompt_file);
+// The inline text, or the contents of `file` when one is named.
+std::string read_text(const std::string& text, const std::string& file);
+
+}  // namespace pdbench::cli

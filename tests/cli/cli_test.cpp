@@ -1,0 +1,135 @@
+// The pdbench binary as a user runs it: output, JSON, exit codes, messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/test_paths.h"
+
+namespace pdbench {
+namespace {
+
+struct CommandResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs pdbench with a shell-quoted argument string.
+CommandResult pdbench(const std::string& args) {
+  const std::string err_path = std::filesystem::temp_directory_path() / ("pdbench-cli-err-" + std::to_string(::getpid()));
+  const std::string cmd = std::string(PDBENCH_BIN) + " " + args + " 2>" + err_path;
+  CommandResult r{};
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(err), {});
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+TEST(Cli, GenerateGreedyMatchesLlama2cText) {
+  for (const auto& ref : test::read_jsonl(test::data_path("stories260K-reference/greedy.jsonl"))) {
+    const auto prompt = ref["prompt"].get<std::string>();
+    if (prompt.empty()) continue;
+    const size_t n = ref["steps"].get<size_t>() + 1 - ref["prompt_ids"].size();
+    for (const std::string& model : std::vector<std::string>{"-m " + quote(test::model_path("stories260K.gguf")),
+                                    "-m " + quote(test::model_path("stories260K.bin")) + " --tokenizer " +
+                                        quote(test::model_path("tok512.bin"))}) {
+      const CommandResult r = pdbench("generate " + model + " -p " + quote(prompt) + " -n " + std::to_string(n) + " --temp 0");
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, ref["text"].get<std::string>()) << model;
+      EXPECT_NE(r.err.find("TTFT"), std::string::npos) << r.err;
+    }
+  }
+}
+
+TEST(Cli, GenerateJsonHasIdsTextAndTimings) {
+  const CommandResult r = pdbench("generate -m " + quote(test::model_path("stories260K.gguf")) +
+                        " -p 'Once upon a time' -n 124 --temp 0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto ref = test::read_jsonl(test::data_path("stories260K-reference/greedy.jsonl"))[1];
+  EXPECT_EQ(j["prompt_ids"], ref["prompt_ids"]);
+  EXPECT_EQ(j["ids"].size(), 124u);
+  for (const char* key : {"tokenize_ms", "ttft_ms", "decode_ms", "tokens"}) EXPECT_TRUE(j["timings"].contains(key)) << key;
+  EXPECT_EQ(j["timings"]["tokens"], 124);
+  EXPECT_NE(ref["text"].get<std::string>().find(j["text"].get<std::string>()), std::string::npos);
+}
+
+TEST(Cli, TokenizeIdsFromGgufAndTokenizerBin) {
+  const std::string text = "Hello, world!";
+  const std::string want = "346 306 414 432 263 304 341 443\n";  // tok512-llama2c.jsonl
+  CommandResult r = pdbench("tokenize -m " + quote(test::model_path("stories260K.gguf")) + " --ids " + quote(text));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, want);
+  r = pdbench("tokenize --tokenizer " + quote(test::model_path("tok512.bin")) + " --ids " + quote(text));
+  EXPECT_EQ(r.out, want);
+  r = pdbench("tokenize --tokenizer " + quote(test::model_path("tok512.bin")) + " --ids --bos " + quote(text));
+  EXPECT_EQ(r.out, "1 " + want);
+  r = pdbench("tokenize -m " + quote(test::model_path("stories260K.gguf")) + " " + quote(text));
+  EXPECT_NE(r.out.find("'\xe2\x96\x81He'"), std::string::npos) << r.out;  // pieces shown
+}
+
+TEST(Cli, TokenizeHuggingFaceJson) {
+  const CommandResult r = pdbench("tokenize --tokenizer " + quote(test::data_path("tokenizers/qwen3/tokenizer.json.gz")) +
+                        " --ids " + quote("大模型很好用"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto ref = test::read_jsonl(test::data_path("tokenizer-cases/qwen3.jsonl"))[3];
+  std::string want;
+  for (const auto& id : ref["ids"]) want += (want.empty() ? "" : " ") + std::to_string(id.get<int>());
+  EXPECT_EQ(r.out, want + "\n");
+}
+
+TEST(Cli, ExplainShowsEveryStage) {
+  const CommandResult r = pdbench("explain -m " + quote(test::model_path("stories260K.gguf")) + " -p " +
+                        quote("请解释什么是 RAG") + " -n 8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* stage : {"[1] tokenize", "[2] embed", "[3] prefill", "[4] decode", "[5] detokenize", "chosen:",
+                            "KV cache:", "attention ms"})
+    EXPECT_NE(r.out.find(stage), std::string::npos) << stage << "\n" << r.out;
+}
+
+TEST(Cli, BadInputIsAClearErrorAndNonZeroExit) {
+  const std::string gguf = quote(test::model_path("stories260K.gguf"));
+  struct Case {
+    std::string args;
+    std::string message;  // part of what stderr must say
+  };
+  const std::vector<Case> cases{
+      {"generate -m /nonexistent.gguf -p hi", "/nonexistent.gguf"},
+      {"generate -m " + gguf + " -p hi --no-such-flag", "no-such-flag"},
+      {"generate -m " + gguf + " -p 'Once upon a time there was a cat' -c 4", "context"},
+      {"generate -m " + gguf + " -p hi --top-p 1.5", "top_p"},
+      {"generate -m " + quote(test::model_path("stories260K.bin")) + " -p hi", "tokenizer"},
+      {"generate -m " + quote(test::model_path("tok512.bin")) + " -p hi", "tok512.bin"},
+      {"tokenize", "model"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    const CommandResult r = pdbench(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
+  }
+}
+
+TEST(Cli, HelpTeachesEachSubcommand) {
+  for (const char* sub : {"generate", "tokenize", "explain"}) {
+    const CommandResult r = pdbench(std::string(sub) + " --help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace pdbench
