@@ -8,5 +8,8 @@ namespace pdbench::cli {
 void register_generate(CLI::App& app);
 void register_tokenize(CLI::App& app);
 void register_explain(CLI::App& app);
+void register_run(CLI::App& app);
+void register_sysinfo(CLI::App& app);
+void register_merge(CLI::App& app);
 
 }  // namespace pdbench::cli

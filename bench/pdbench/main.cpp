@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   pdbench::cli::register_generate(app);
   pdbench::cli::register_tokenize(app);
   pdbench::cli::register_explain(app);
+  pdbench::cli::register_run(app);
+  pdbench::cli::register_sysinfo(app);
+  pdbench::cli::register_merge(app);
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   std::string known;
   bool is_known = false;

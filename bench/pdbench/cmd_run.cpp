@@ -1,0 +1,160 @@
+// pdbench run: a scenario file (or command-line axes) into a results folder.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "bench/pdbench/commands.h"
+#include "bench/runner/runner.h"
+#include "bench/runner/scenario.h"
+#include "engine/util/error.h"
+
+namespace pdbench::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string scenario_file;
+  std::string model;
+  std::string tokenizer;
+  std::vector<size_t> prompt_tokens, output_tokens, depth, threads, batch;
+  std::vector<std::string> sampling;
+  size_t repetitions = 0;
+  size_t warmup_max = 0;
+  bool warmup_set = false;
+  std::string prompt_source;
+  std::string out_dir;
+  std::string shard = "1/1";
+  bool resume = false;
+  std::string command_line;
+};
+
+template <class T>
+void override_axis(runner::Axis<T>& axis, const std::vector<T>& values) {
+  if (values.empty()) return;
+  axis.values = values;
+  axis.line = 0;  // errors then name the command line
+}
+
+template <class T>
+std::string list(const std::vector<T>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += ",";
+    if constexpr (std::is_same_v<T, std::string>) out += v; else out += std::to_string(v);
+  }
+  return out;
+}
+
+// The settings as a command line: recorded in meta.json, and the "scenario
+// text" of a run without a file (so --resume checks the same settings).
+std::string describe(const RunArgs& a) {
+  std::string out = "pdbench run";
+  const auto add = [&](const std::string& flag, const std::string& value) {
+    if (!value.empty()) out += " " + flag + (flag.empty() ? "" : " ") + value;
+  };
+  add("", a.scenario_file);
+  add("-m", a.model);
+  add("--tokenizer", a.tokenizer);
+  add("-p", list(a.prompt_tokens));
+  add("-n", list(a.output_tokens));
+  add("-d", list(a.depth));
+  add("-t", list(a.threads));
+  add("-b", list(a.batch));
+  add("--sampling", list(a.sampling));
+  add("--prompt-source", a.prompt_source);
+  if (a.repetitions > 0) add("-r", std::to_string(a.repetitions));
+  if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
+  return out;
+}
+
+void print_table(const runner::Table& summary) {
+  std::fprintf(stderr, "%-36s %14s %16s %16s\n", "case", "TTFT med ms", "prefill tok/s", "decode tok/s");
+  for (const auto& row : summary.rows) {
+    const auto number = [&](const char* column) { return std::atof(row[summary.column(column)].c_str()); };
+    std::fprintf(stderr, "%-36s %14.3f %16.1f %16.1f\n", row[summary.column("case_id")].c_str(),
+                 number("ttft_median_ms"), number("prefill_median_tok_s"), number("decode_median_tok_s"));
+  }
+}
+
+void run(const RunArgs& a) {
+  runner::Scenario s;
+  if (!a.scenario_file.empty()) {
+    s = runner::load_scenario(a.scenario_file);
+  } else {
+    if (a.model.empty()) throw Error("run: name a scenario file or a model (-m FILE)");
+    s = runner::default_scenario();
+    s.name = "command-line";
+    s.text = a.command_line;  // hashed like a file, so --resume checks the same axes
+  }
+  if (!a.model.empty()) s.model = a.model;
+  if (!a.tokenizer.empty()) s.tokenizer = a.tokenizer;
+  if (!a.model.empty()) s.model_like.clear();
+  override_axis(s.prompt_tokens, a.prompt_tokens);
+  override_axis(s.output_tokens, a.output_tokens);
+  override_axis(s.context_depth, a.depth);
+  override_axis(s.threads, a.threads);
+  override_axis(s.batch, a.batch);
+  override_axis(s.sampling, a.sampling);
+  for (const auto& name : s.sampling.values)
+    if (!s.strategies.contains(name)) throw Error("run: --sampling " + name + " names no strategy");
+  if (a.repetitions > 0) s.repetitions = a.repetitions;
+  if (a.warmup_set) s.warmup_max = a.warmup_max;
+  if (!a.prompt_source.empty())
+    s.prompt_source = a.prompt_source == "random" ? runner::PromptSource::Random : runner::PromptSource::Corpus;
+  runner::RunOptions options;
+  options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
+  options.resume = a.resume;
+  options.shard = runner::parse_shard(a.shard);
+  options.command_line = a.command_line;
+  const runner::RunReport report = runner::run_scenario(s, options, stderr);
+  std::fprintf(stderr, "%zu cases, %zu runs measured%s; results in %s%s\n", report.cases, report.runs,
+               report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
+               options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
+  print_table(report.summary);
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a benchmark scenario and write CSV results");
+  cmd->footer(
+      "Scenario keys: scenarios/README.md; output columns: docs/RESULTS.md.\n"
+      "Examples: pdbench run scenarios/smoke.toml -o results/smoke\n"
+      "          pdbench run -m models/stories260K.gguf -p 16,64 -n 32 -t 1,2 -r 5 -o results/x");
+  cmd->add_option("scenario", args->scenario_file, "Scenario TOML file")->check(CLI::ExistingFile);
+  cmd->add_option("-m,--model", args->model, "Model file (overrides the scenario's)")->check(CLI::ExistingFile);
+  cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer file (overrides the scenario's)")->check(CLI::ExistingFile);
+  cmd->add_option("-p,--prompt-tokens", args->prompt_tokens, "Prompt lengths in tokens, e.g. 128,512")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--output-tokens", args->output_tokens, "Generated tokens per request")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-d,--depth", args->depth, "Context depth: tokens already in the cache before the prompt")
+      ->delimiter(',');
+  cmd->add_option("-t,--threads", args->threads, "Thread counts (0: all cores)")->delimiter(',');
+  cmd->add_option("-b,--batch", args->batch, "Batch sizes (only 1 runs yet)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--sampling", args->sampling, "Sampling strategies: greedy, default, or a scenario's [sampling.NAME]")
+      ->delimiter(',');
+  cmd->add_option("--prompt-source", args->prompt_source, "Prompts from the corpus or random token ids")
+      ->check(CLI::IsMember({"corpus", "random"}));
+  cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(CLI::PositiveNumber);
+  cmd->add_option_function<size_t>(
+      "--warmup-max", [args](size_t n) {
+        args->warmup_max = n;
+        args->warmup_set = true;
+      },
+      "Most warm-up runs per case (stops earlier once stable)");
+  cmd->add_option("-o,--output", args->out_dir, "Results folder (default: results/<scenario name>)");
+  cmd->add_flag("--resume", args->resume, "Continue the run in the results folder, skipping finished runs");
+  cmd->add_option("--shard", args->shard, "Run only every n-th case, starting at the k-th: k/n");
+  cmd->callback([args] {
+    args->command_line = describe(*args);
+    run(*args);
+  });
+}
+
+}  // namespace pdbench::cli

@@ -1,0 +1,59 @@
+// pdbench sysinfo: this machine's fingerprint and measured limits.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "bench/pdbench/commands.h"
+#include "bench/runner/sysinfo.h"
+
+namespace pdbench::cli {
+
+namespace {
+
+struct SysinfoArgs {
+  bool json = false;
+  bool refresh = false;
+};
+
+void run(const SysinfoArgs& a) {
+  const nlohmann::json facts = runner::system_facts();
+  std::optional<runner::Limits> limits = runner::cached_limits(facts);
+  if (!limits || a.refresh) {
+    std::fprintf(stderr, "measuring read bandwidth and FP32 peak (a few seconds)...\n");
+    limits = runner::refresh_limits(facts);
+  }
+  const nlohmann::json f = runner::fingerprint(facts, limits);
+  if (a.json) {
+    std::cout << f.dump(2) << "\n";
+    return;
+  }
+  const auto& cpu = f["cpu"];
+  std::printf("cpu:        %s\n", cpu.value("model", std::string("unknown")).c_str());
+  std::printf("threads:    %zu logical, %zu physical cores\n", cpu.value("logical_cpus", size_t{0}),
+              cpu.value("physical_cores", size_t{0}));
+  for (const auto& c : f["caches"])
+    std::printf("cache:      L%s %s %s\n", c["level"].get<std::string>().c_str(), c["type"].get<std::string>().c_str(),
+                c["size"].get<std::string>().c_str());
+  std::printf("memory:     %.1f GiB\n", f.value("memory_bytes", 0.0) / (1 << 30));
+  std::printf("THP:        %s\n", f.value("transparent_hugepages", std::string("unknown")).c_str());
+  std::printf("governor:   %s\n", f.value("governor", std::string("unknown")).c_str());
+  std::printf("compiler:   %s [%s] %s\n", f["compiler"].get<std::string>().c_str(),
+              f["build_type"].get<std::string>().c_str(), f["cxx_flags"].get<std::string>().c_str());
+  std::printf("git commit: %s\n", f["git_commit"].get<std::string>().c_str());
+  std::printf("read:       %.1f GB/s (1 thread), %.1f GB/s (all)\n", limits->read_gb_s_1t, limits->read_gb_s_all);
+  std::printf("fp32 peak:  %.1f GFLOP/s (1 thread), %.1f GFLOP/s (all)  [%s]\n", limits->fp32_gflop_s_1t,
+              limits->fp32_gflop_s_all, limits->method.c_str());
+}
+
+}  // namespace
+
+void register_sysinfo(CLI::App& app) {
+  auto args = std::make_shared<SysinfoArgs>();
+  CLI::App* cmd = app.add_subcommand("sysinfo", "Show this machine's fingerprint and measured limits");
+  cmd->footer("Limits are measured once per machine and cached in ~/.cache/pdbench/sysinfo.json.");
+  cmd->add_flag("--json", args->json, "Print the fingerprint as JSON (as stored in every meta.json)");
+  cmd->add_flag("--refresh", args->refresh, "Measure the limits again instead of using the cache");
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace pdbench::cli

@@ -1,0 +1,89 @@
+#include "bench/runner/csv_table.h"
+
+#include <csv.h>
+
+#include <algorithm>
+#include <fstream>
+#include <span>
+
+#include "engine/format/atomic_file.h"
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+std::string quoted(const std::string& cell) {
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (char c : cell) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+struct Parse {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+};
+
+void on_field(void* field, size_t size, void* data) {
+  static_cast<Parse*>(data)->row.emplace_back(static_cast<const char*>(field), size);
+}
+
+void on_row(int, void* data) {
+  auto* p = static_cast<Parse*>(data);
+  p->rows.push_back(std::move(p->row));
+  p->row.clear();
+}
+
+}  // namespace
+
+size_t Table::column(const std::string& name) const {
+  const auto it = std::find(columns.begin(), columns.end(), name);
+  if (it == columns.end()) throw Error("results table has no column '" + name + "'");
+  return static_cast<size_t>(it - columns.begin());
+}
+
+std::string to_csv(const Table& table) {
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + quoted(cells[i]);
+    out += "\n";
+  };
+  line(table.columns);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+  AtomicFile file(path);
+  file.write(std::as_bytes(std::span(contents.data(), contents.size())));
+  file.commit();
+}
+
+void write_csv(const std::string& path, const Table& table) { write_file_atomic(path, to_csv(table)); }
+
+Table read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_file(path, "cannot read CSV file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  csv_parser parser;
+  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0) fail_file(path, "cannot start the CSV parser");
+  Parse parse;
+  const bool ok = csv_parse(&parser, text.data(), text.size(), on_field, on_row, &parse) == text.size() &&
+                  csv_fini(&parser, on_field, on_row, &parse) == 0;
+  const std::string problem = ok ? "" : csv_strerror(csv_error(&parser));
+  csv_free(&parser);
+  if (!ok) fail_file(path, "bad CSV: " + problem);
+  if (parse.rows.empty()) fail_file(path, "empty CSV file (no header row)");
+  Table table;
+  table.columns = std::move(parse.rows.front());
+  for (size_t i = 1; i < parse.rows.size(); ++i) {
+    if (parse.rows[i].size() != table.columns.size())
+      fail_file(path, "row " + std::to_string(i + 1) + " has " + std::to_string(parse.rows[i].size()) +
+                          " cells, the header has " + std::to_string(table.columns.size()));
+    table.rows.push_back(std::move(parse.rows[i]));
+  }
+  return table;
+}
+
+}  // namespace pdbench::runner

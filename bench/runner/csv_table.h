@@ -1,0 +1,23 @@
+#pragma once
+// A results table as text cells: written atomically as CSV (RFC 4180
+// quoting), read back with libcsv for --resume and merge.
+#include <string>
+#include <vector>
+
+namespace pdbench::runner {
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+
+  size_t column(const std::string& name) const;  // throws pdbench::Error if absent
+};
+
+std::string to_csv(const Table& table);
+// Writes PATH.tmp.* then renames it over PATH: readers never see a partial file.
+void write_file_atomic(const std::string& path, const std::string& contents);
+void write_csv(const std::string& path, const Table& table);
+// The first row is the header; every row must have as many cells.
+Table read_csv(const std::string& path);
+
+}  // namespace pdbench::runner

@@ -1,0 +1,59 @@
+#include "bench/runner/measure.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "bench/runner/stats.h"
+
+namespace pdbench::runner {
+
+RunResult run_once(const Engine& engine, const PreparedCase& c) {
+  omp_set_num_threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
+  Generator generator(engine, c.capacity);
+  GenerateRequest request;
+  request.prompt = c.prompt.text;
+  request.prompt_ids = c.prompt.ids;
+  request.context_ids = c.context;
+  request.max_new_tokens = c.spec.output_tokens;
+  request.sampling = c.sampling;
+  request.ignore_stop = true;
+  RunResult r;
+  std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step
+  size_t kv_used = 0;
+  const GenerationResult g = generator.generate(request, {}, [&](const StepTrace& t) {
+    if (t.step > 0) forwards.emplace_back(t.kv_length, t.forward_ms);
+    kv_used = t.kv_bytes_used;
+  });
+  r.timings = g.timings;
+  r.generated = g.ids.size();
+  for (size_t i = 0; i < r.timings.step_ms.size() && i < forwards.size(); ++i)
+    r.steps.push_back({i + 1, forwards[i].first, r.timings.step_ms[i], forwards[i].second});
+  r.prefill = generator.prefill_profile();
+  r.decode = generator.decode_profile();
+  r.kv_bytes_allocated = 2 * engine.model().config().n_layers * engine.model().config().kv_dim() *
+                         generator.context() * sizeof(float);
+  r.kv_bytes_used = kv_used;
+  return r;
+}
+
+WarmUp warm_up(const Engine& engine, const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct) {
+  WarmUp w;
+  std::vector<double> e2e;
+  while (w.runs < max_runs) {
+    e2e.push_back(run_once(engine, c).timings.e2e_ms);
+    ++w.runs;
+    if (e2e.size() >= window) {
+      const std::vector<double> last(e2e.end() - static_cast<std::ptrdiff_t>(window), e2e.end());
+      const auto [lo, hi] = std::minmax_element(last.begin(), last.end());
+      const double mid = median(last);
+      if (mid > 0 && 100.0 * (*hi - *lo) / mid <= tolerance_pct) {
+        w.stable = true;
+        break;
+      }
+    }
+  }
+  return w;
+}
+
+}  // namespace pdbench::runner

@@ -1,0 +1,83 @@
+#include "bench/runner/merge.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "bench/runner/results.h"
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json read_meta(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "meta.json").string();
+  std::ifstream in(path);
+  if (!in) fail_file(path, "cannot read (not a pdbench results folder?)");
+  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+  if (meta.is_discarded() || !meta.is_object()) fail_file(path, "not valid JSON");
+  return meta;
+}
+
+// Rows in case order, then repetition (then step), whatever shard they came from.
+void sort_rows(Table& t, const std::vector<std::string>& keys) {
+  std::vector<size_t> cols;
+  for (const auto& k : keys) cols.push_back(t.column(k));
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const auto& a, const auto& b) {
+    for (size_t c : cols) {
+      const double x = std::stod(a[c]), y = std::stod(b[c]);
+      if (x != y) return x < y;
+    }
+    return false;
+  });
+}
+
+}  // namespace
+
+void merge_results(const std::string& out, const std::vector<std::string>& inputs) {
+  if (inputs.empty()) throw Error("merge: name at least one results folder to merge");
+  if (fs::exists(fs::path(out) / "meta.json")) throw Error(out + ": already holds results; merge into a new folder");
+  nlohmann::json meta = read_meta(inputs.front());
+  const std::string hash = meta.value("/scenario/sha256"_json_pointer, std::string());
+  Results merged = empty_results();
+  std::set<std::pair<std::string, std::string>> seen;  // (case_id, rep)
+  size_t cases = 0;
+  bool finished = true;
+  std::string last_finish;  // ISO 8601 UTC strings order as times
+  nlohmann::json shards = nlohmann::json::array();
+  for (const auto& dir : inputs) {
+    const nlohmann::json m = read_meta(dir);
+    if (m.value("/scenario/sha256"_json_pointer, std::string()) != hash)
+      throw Error("merge: " + dir + " ran a different scenario than " + inputs.front());
+    const Results r = load_results(dir);
+    for (const auto& row : r.samples.rows)
+      if (!seen.insert({row[r.samples.column("case_id")], row[r.samples.column("rep")]}).second)
+        throw Error("merge: " + dir + " repeats case " + row[r.samples.column("case_id")] + " repetition " +
+                    row[r.samples.column("rep")] + " (the same shard twice?)");
+    merged.samples.rows.insert(merged.samples.rows.end(), r.samples.rows.begin(), r.samples.rows.end());
+    merged.steps.rows.insert(merged.steps.rows.end(), r.steps.rows.begin(), r.steps.rows.end());
+    merged.ops.rows.insert(merged.ops.rows.end(), r.ops.rows.begin(), r.ops.rows.end());
+    cases += m.value("cases", size_t{0});
+    finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();
+    if (m.value("started_at", std::string()) < meta.value("started_at", std::string())) meta["started_at"] = m["started_at"];
+    if (finished) last_finish = std::max(last_finish, m["finished_at"].get<std::string>());
+    shards.push_back({{"folder", dir}, {"shard", m.value("shard", std::string())}});
+  }
+  meta["finished_at"] = finished ? nlohmann::json(last_finish) : nlohmann::json(nullptr);
+  sort_rows(merged.samples, {"case_index", "rep"});
+  sort_rows(merged.steps, {"case_index", "rep", "step"});
+  sort_rows(merged.ops, {"case_index", "rep"});
+  meta["cases"] = cases;
+  meta["shard"] = "merged";
+  meta["merged_from"] = shards;
+  fs::create_directories(out);
+  write_results(out, merged);
+  write_file_atomic((fs::path(out) / "meta.json").string(), meta.dump(2) + "\n");
+}
+
+}  // namespace pdbench::runner

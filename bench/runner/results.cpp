@@ -1,0 +1,226 @@
+#include "bench/runner/results.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "bench/runner/stats.h"
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kCaseColumns = {
+    "case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",
+    "kv_type_k",  "kv_type_v", "kv_block",    "kv_capacity",   "kv_cache",      "weight_type", "sampling",
+    "prefix_sharing"};
+
+// Metrics summarized per case: (column prefix, samples column or "" for the
+// pooled step times).
+const std::vector<std::pair<std::string, std::string>> kTimeMetrics = {
+    {"tokenize", "tokenize_ms"}, {"prefill", "prefill_ms"}, {"ttft", "ttft_ms"}, {"decode", "decode_ms"},
+    {"e2e", "e2e_ms"},           {"tpot", "tpot_ms"},       {"itl", ""}};
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+std::vector<std::string> case_cells(const Case& c) {
+  return {std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
+          std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
+          c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
+          c.sampling, num(c.prefix_sharing)};
+}
+
+double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {
+  const std::string& cell = row[t.column(column)];
+  try {
+    return std::stod(cell);
+  } catch (const std::exception&) {
+    throw Error("results column '" + column + "' holds '" + cell + "', not a number");
+  }
+}
+
+void require_columns(const Table& t, const std::vector<std::string>& expected, const std::string& path) {
+  if (t.columns != expected)
+    fail_file(path, "columns differ from this pdbench version's (written by another version?); use a new folder");
+}
+
+}  // namespace
+
+const std::vector<std::string>& samples_columns() {
+  static const auto columns =
+      with(kCaseColumns, {"rep", "warmup_runs", "warmup_stable", "prompt_input", "generated_tokens", "tokenize_ms",
+                          "prefill_ms", "ttft_ms", "decode_ms", "e2e_ms", "tpot_ms", "itl_median_ms",
+                          "prefill_tok_s", "kv_bytes_allocated", "kv_bytes_used", "weights_bytes",
+                          "peak_rss_kib"});
+  return columns;
+}
+
+const std::vector<std::string>& steps_columns() {
+  static const std::vector<std::string> columns = {"case_index", "case_id", "rep",       "step",
+                                                   "kv_length",  "step_ms", "forward_ms"};
+  return columns;
+}
+
+const std::vector<std::string>& ops_columns() {
+  static const std::vector<std::string> columns = {
+      "case_index", "case_id", "rep",   "phase",   "op",   "calls",
+      "ms",         "gflop",   "gbyte", "gflop_s", "gb_s", "peak_flop_fraction", "bandwidth_fraction"};
+  return columns;
+}
+
+const std::vector<std::string>& summary_columns() {
+  static const auto columns = [] {
+    auto c = with(kCaseColumns, {"samples", "warmup_runs", "warmup_stable", "prompt_input"});
+    for (const auto& [metric, source] : kTimeMetrics)
+      for (const char* stat : {"median_ms", "mean_ms", "stddev_ms", "cv_pct", "p50_ms", "p90_ms", "p99_ms",
+                               "ci95_lo_ms", "ci95_hi_ms"})
+        c.push_back(metric + "_" + stat);
+    return with(c, {"prefill_median_tok_s", "decode_median_tok_s", "decode_aggregate_median_tok_s",
+                    "kv_bytes_allocated", "kv_bytes_used", "weights_bytes", "peak_rss_kib"});
+  }();
+  return columns;
+}
+
+Results empty_results() { return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}}; }
+
+Results load_results(const std::string& dir) {
+  Results r = empty_results();
+  const std::vector<std::pair<Table*, std::string>> files = {
+      {&r.samples, "samples.csv"}, {&r.steps, "steps.csv"}, {&r.ops, "ops.csv"}};
+  for (const auto& [table, name] : files) {
+    const std::string path = (fs::path(dir) / name).string();
+    if (!fs::exists(path)) continue;
+    const std::vector<std::string> expected = table->columns;
+    *table = read_csv(path);
+    require_columns(*table, expected, path);
+  }
+  return r;
+}
+
+void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmUp& warmup, const RunResult& run,
+                const RunContext& context) {
+  const Timings& t = run.timings;
+  std::vector<double> step_ms;
+  for (const StepPoint& s : run.steps) step_ms.push_back(s.step_ms);
+  const double prompt = static_cast<double>(c.spec.prompt_tokens);
+  results.samples.rows.push_back(with(
+      case_cells(c.spec),
+      {std::to_string(rep), std::to_string(warmup.runs), warmup.stable ? "1" : "0",
+       c.prompt.is_text() ? "text" : "ids", std::to_string(run.generated), num(t.tokenize_ms), num(t.prefill_ms),
+       num(t.ttft_ms), num(t.decode_ms), num(t.e2e_ms),
+       run.generated > 1 ? num(t.decode_ms / static_cast<double>(run.generated - 1)) : "",
+       step_ms.empty() ? "" : num(median(step_ms)), t.prefill_ms > 0 ? num(1000.0 * prompt / t.prefill_ms) : "",
+       std::to_string(run.kv_bytes_allocated), std::to_string(run.kv_bytes_used),
+       std::to_string(context.weights_bytes), std::to_string(context.peak_rss_kib)}));
+  const std::string index = std::to_string(c.spec.index);
+  for (const StepPoint& s : run.steps)
+    results.steps.rows.push_back({index, c.spec.id, std::to_string(rep), std::to_string(s.step),
+                                  std::to_string(s.kv_length), num(s.step_ms), num(s.forward_ms)});
+  for (const auto& [phase, profile] : {std::pair{"prefill", &run.prefill}, std::pair{"decode", &run.decode}})
+    for (size_t i = 0; i < kOpCount; ++i) {
+      const OpStats s = profile->total(static_cast<Op>(i));
+      if (s.calls == 0) continue;
+      const double ms = static_cast<double>(s.ns) / 1e6;
+      const double gflop_s = ms > 0 ? s.flops / ms / 1e6 : 0;
+      const double gb_s = ms > 0 ? s.bytes / ms / 1e6 : 0;
+      const auto fraction = [&](double achieved, double limit) {
+        return context.limits && limit > 0 && achieved > 0 ? num(achieved / limit) : std::string();
+      };
+      results.ops.rows.push_back(
+          {index, c.spec.id, std::to_string(rep), phase, std::string(op_name(static_cast<Op>(i))),
+           std::to_string(s.calls), num(ms), num(s.flops / 1e9), num(s.bytes / 1e9), num(gflop_s), num(gb_s),
+           fraction(gflop_s, context.limits ? context.limits->fp32_gflop_s(c.spec.threads) : 0),
+           fraction(gb_s, context.limits ? context.limits->read_gb_s(c.spec.threads) : 0)});
+    }
+}
+
+Table summary_table(const Table& samples, const Table& steps) {
+  struct Group {
+    std::vector<const std::vector<std::string>*> rows;
+    std::vector<double> itl;
+  };
+  std::map<std::pair<size_t, std::string>, Group> groups;  // by (case_index, case_id)
+  const size_t id_col = samples.column("case_id");
+  for (const auto& row : samples.rows)
+    groups[{static_cast<size_t>(cell_number(samples, row, "case_index")), row[id_col]}].rows.push_back(&row);
+  for (const auto& row : steps.rows) {
+    const auto it = groups.find({static_cast<size_t>(cell_number(steps, row, "case_index")), row[steps.column("case_id")]});
+    if (it != groups.end()) it->second.itl.push_back(cell_number(steps, row, "step_ms"));
+  }
+  Table out{summary_columns(), {}};
+  for (const auto& [key, g] : groups) {
+    const auto& first = *g.rows.front();
+    std::vector<std::string> row;
+    for (const auto& col : kCaseColumns) row.push_back(first[samples.column(col)]);
+    double warmup_runs = 0;
+    bool stable = true;
+    double peak_rss = 0;
+    for (const auto* r : g.rows) {
+      warmup_runs = std::max(warmup_runs, cell_number(samples, *r, "warmup_runs"));
+      stable = stable && (*r)[samples.column("warmup_stable")] == "1";
+      peak_rss = std::max(peak_rss, cell_number(samples, *r, "peak_rss_kib"));
+    }
+    row.insert(row.end(), {std::to_string(g.rows.size()), num(warmup_runs), stable ? "1" : "0",
+                           first[samples.column("prompt_input")]});
+    std::map<std::string, double> medians;
+    for (const auto& [metric, source] : kTimeMetrics) {
+      std::vector<double> values = source.empty() ? g.itl : std::vector<double>{};
+      if (!source.empty())
+        for (const auto* r : g.rows)
+          if (!(*r)[samples.column(source)].empty()) values.push_back(cell_number(samples, *r, source));
+      if (values.empty()) {
+        row.insert(row.end(), 9, "");
+        continue;
+      }
+      const Summary s = summarize(values);
+      medians[metric] = s.median;
+      row.insert(row.end(), {num(s.median), num(s.mean), num(s.stddev), num(s.cv_pct), num(s.p50), num(s.p90),
+                             num(s.p99), num(s.ci95_lo), num(s.ci95_hi)});
+    }
+    // Rates come from median times, never from averaged rates.
+    const double prompt = cell_number(samples, first, "prompt_tokens");
+    const double batch = cell_number(samples, first, "batch");
+    const auto rate = [&](const char* metric, double per) {
+      const auto it = medians.find(metric);
+      return it != medians.end() && it->second > 0 ? num(1000.0 * per / it->second) : std::string();
+    };
+    row.push_back(rate("prefill", prompt));
+    row.push_back(rate("itl", 1));
+    row.push_back(rate("itl", batch));
+    for (const char* col : {"kv_bytes_allocated", "kv_bytes_used", "weights_bytes"})
+      row.push_back(first[samples.column(col)]);
+    row.push_back(num(peak_rss));
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+void write_results(const std::string& dir, const Results& results) {
+  write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
+  write_csv((fs::path(dir) / "steps.csv").string(), results.steps);
+  write_csv((fs::path(dir) / "ops.csv").string(), results.ops);
+  write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps));
+}
+
+bool has_sample(const Table& samples, const std::string& case_id, size_t rep) {
+  const size_t id_col = samples.column("case_id");
+  const size_t rep_col = samples.column("rep");
+  const std::string rep_text = std::to_string(rep);
+  return std::any_of(samples.rows.begin(), samples.rows.end(),
+                     [&](const auto& row) { return row[id_col] == case_id && row[rep_col] == rep_text; });
+}
+
+}  // namespace pdbench::runner

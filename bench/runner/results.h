@@ -1,0 +1,51 @@
+#pragma once
+// The results folder: samples.csv (one row per case x repetition),
+// steps.csv (each decode step against its KV length), ops.csv (per-op time,
+// FLOPs and bytes per phase), summary.csv (statistics per case) and
+// meta.json. Column lists live here only; docs/RESULTS.md documents them
+// and a test checks the two agree.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/runner/csv_table.h"
+#include "bench/runner/measure.h"
+#include "bench/runner/sweep.h"
+#include "bench/runner/sysinfo.h"
+
+namespace pdbench::runner {
+
+const std::vector<std::string>& samples_columns();
+const std::vector<std::string>& steps_columns();
+const std::vector<std::string>& ops_columns();
+const std::vector<std::string>& summary_columns();
+
+struct Results {
+  Table samples;
+  Table steps;
+  Table ops;
+};
+
+Results empty_results();
+// What a previous (interrupted) run in `dir` left; throws if the columns
+// differ from this version's.
+Results load_results(const std::string& dir);
+
+struct RunContext {
+  size_t weights_bytes = 0;
+  long peak_rss_kib = 0;
+  std::optional<Limits> limits;
+};
+void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmUp& warmup, const RunResult& run,
+                const RunContext& context);
+
+// Statistics per case from the raw samples and steps, ordered by case_index.
+Table summary_table(const Table& samples, const Table& steps);
+
+// Writes the four CSV files atomically.
+void write_results(const std::string& dir, const Results& results);
+
+// (case_id, rep) pairs already in the samples.
+bool has_sample(const Table& samples, const std::string& case_id, size_t rep);
+
+}  // namespace pdbench::runner

@@ -1,0 +1,211 @@
+#include "bench/runner/runner.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "bench/runner/measure.h"
+#include "bench/runner/results.h"
+#include "bench/runner/sha256.h"
+#include "bench/runner/sysinfo.h"
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;  // KiB on Linux
+}
+
+std::string format_duration(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  return buf;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, one line per run otherwise.
+class Progress {
+ public:
+  Progress(std::FILE* out, size_t total) : out_(out), tty_(out && isatty(fileno(out))), total_(total) {}
+
+  void note(const std::string& line) {
+    if (!out_) return;
+    std::fprintf(out_, "%s%s\n", tty_ ? "\r\033[K" : "", line.c_str());
+    std::fflush(out_);
+  }
+
+  void run_done(const std::string& what) {
+    ++done_;
+    if (!out_) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+    if (tty_) {
+      constexpr size_t kWidth = 30;
+      const size_t filled = total_ ? kWidth * done_ / total_ : kWidth;
+      std::fprintf(out_, "\r\033[K[%s%s] %zu/%zu ETA %s  %s", std::string(filled, '#').c_str(),
+                   std::string(kWidth - filled, '.').c_str(), done_, total_, format_duration(eta).c_str(),
+                   what.c_str());
+      if (done_ == total_) std::fputc('\n', out_);
+    } else {
+      std::fprintf(out_, "[%zu/%zu] %s, ETA %s\n", done_, total_, what.c_str(), format_duration(eta).c_str());
+    }
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  bool tty_;
+  size_t total_;
+  size_t done_ = 0;
+  Clock::time_point start_ = Clock::now();
+};
+
+}  // namespace
+
+std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
+  require_supported(scenario);
+  const std::vector<Case> cases = select_shard(expand(scenario), options.shard);
+  const fs::path dir = options.out_dir;
+  fs::create_directories(dir);
+  const std::string scenario_hash = sha256_hex(scenario.text);
+  const fs::path meta_path = dir / "meta.json";
+
+  Results results = empty_results();
+  nlohmann::json previous;  // the meta.json of the run being resumed
+  if (fs::exists(dir / "samples.csv") || fs::exists(meta_path)) {
+    if (!options.resume)
+      throw Error(dir.string() + ": already holds results; pass --resume to continue them or choose another -o");
+    std::ifstream in(meta_path);
+    previous = nlohmann::json::parse(in, nullptr, false);
+    if (previous.is_discarded() || previous.value("/scenario/sha256"_json_pointer, std::string()) != scenario_hash)
+      throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
+    results = load_results(dir.string());
+  }
+
+  const Engine engine = Engine::load(scenario.model, scenario.tokenizer);
+  const ModelConfig& config = engine.model().config();
+  const PromptMaker prompts(scenario, engine.tokenizer(), bundled_corpus());
+  std::vector<PreparedCase> prepared;
+  for (const Case& c : cases) {
+    PreparedCase p{c, prompts.prompt(c.prompt_tokens), prompts.context(c.context_depth),
+                   scenario.strategies.at(c.sampling), c.kv_capacity > 0 ? c.kv_capacity : config.context_length};
+    const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
+    if (needed > p.capacity)
+      throw Error(where(scenario, scenario.context_depth.line) + ": case " + c.id +
+                  ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
+                  " exceeds the KV capacity of " + std::to_string(p.capacity) + " tokens");
+    prepared.push_back(std::move(p));
+  }
+
+  const nlohmann::json facts = system_facts();
+  const std::optional<Limits> limits = cached_limits(facts);
+  nlohmann::json meta = {
+      {"pdbench_version", PDBENCH_VERSION},
+      {"command_line", options.command_line},
+      {"scenario", {{"name", scenario.name}, {"path", scenario.path}, {"sha256", scenario_hash}, {"text", scenario.text}}},
+      {"model",
+       {{"path", scenario.model},
+        {"sha256", sha256_file(scenario.model)},
+        {"file_bytes", fs::file_size(scenario.model)},
+        {"weights_bytes", engine.model().weight_bytes()},
+        {"architecture", architecture_name(config.arch)},
+        {"layers", config.n_layers},
+        {"dim", config.dim},
+        {"context_length", config.context_length}}},
+      {"shard", std::to_string(options.shard.k) + "/" + std::to_string(options.shard.n)},
+      {"cases", cases.size()},
+      {"repetitions", scenario.repetitions},
+      {"started_at", utc_now()},
+      {"finished_at", nullptr},
+      {"fingerprint", fingerprint(facts, limits)},
+  };
+  if (previous.contains("started_at")) {
+    meta["started_at"] = previous["started_at"];
+    meta["resumed_at"] = utc_now();
+  }
+  const auto write_meta = [&] { write_file_atomic(meta_path.string(), meta.dump(2) + "\n"); };
+  write_meta();
+
+  RunReport report;
+  report.cases = cases.size();
+  std::vector<std::vector<size_t>> pending(prepared.size());  // reps still to run, per case
+  size_t total = 0;
+  for (size_t i = 0; i < prepared.size(); ++i)
+    for (size_t rep = 0; rep < scenario.repetitions; ++rep) {
+      if (has_sample(results.samples, prepared[i].spec.id, rep)) {
+        ++report.runs_reused;
+      } else {
+        pending[i].push_back(rep);
+        ++total;
+      }
+    }
+  const size_t budget = options.max_runs > 0 ? std::min(options.max_runs, total) : total;
+  Progress progress(progress_out, budget);
+  if (report.runs_reused > 0)
+    progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + dir.string());
+
+  std::vector<WarmUp> warmups(prepared.size());
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    if (pending[i].empty()) continue;
+    warmups[i] = warm_up(engine, prepared[i], scenario.warmup_max, scenario.warmup_window,
+                         scenario.warmup_tolerance_pct);
+    progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
+                  (warmups[i].stable ? "stable" : "not stable"));
+  }
+
+  RunContext context{engine.model().weight_bytes(), 0, limits};
+  // Each flush fsyncs four files, which can cost more than a small run: flush
+  // at most every kFlushSeconds and whenever a case completes, so an
+  // interruption loses at most that much work.
+  constexpr double kFlushSeconds = 2.0;
+  auto last_flush = Clock::now();
+  for (size_t round = 0; round < scenario.repetitions && report.runs < budget; ++round)
+    for (size_t i = 0; i < prepared.size() && report.runs < budget; ++i) {
+      if (round >= pending[i].size()) continue;
+      const size_t rep = pending[i][round];
+      const RunResult run = run_once(engine, prepared[i]);
+      context.peak_rss_kib = peak_rss_kib();
+      append_run(results, prepared[i], rep, warmups[i], run, context);
+      ++report.runs;
+      const bool case_done = rep + 1 == scenario.repetitions || report.runs == budget;
+      if (case_done || std::chrono::duration<double>(Clock::now() - last_flush).count() >= kFlushSeconds) {
+        write_results(dir.string(), results);
+        last_flush = Clock::now();
+      }
+      char what[160];
+      std::snprintf(what, sizeof what, "%s rep %zu/%zu: TTFT %.3f ms, E2E %.3f ms", prepared[i].spec.id.c_str(),
+                    rep + 1, scenario.repetitions, run.timings.ttft_ms, run.timings.e2e_ms);
+      progress.run_done(what);
+    }
+  write_results(dir.string(), results);
+  report.complete = report.runs == total;
+  if (report.complete) meta["finished_at"] = utc_now();
+  write_meta();
+  report.summary = summary_table(results.samples, results.steps);
+  return report;
+}
+
+}  // namespace pdbench::runner

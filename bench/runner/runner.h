@@ -1,0 +1,36 @@
+#pragma once
+// Runs a scenario into a results folder: warm-up per case, then repetitions
+// round-robin over the cases (machine drift spreads over all of them),
+// rewriting the results atomically after every run so an interrupted run
+// keeps what finished and --resume continues it.
+#include <cstdio>
+#include <string>
+
+#include "bench/runner/csv_table.h"
+#include "bench/runner/scenario.h"
+#include "bench/runner/sweep.h"
+
+namespace pdbench::runner {
+
+struct RunOptions {
+  std::string out_dir;
+  bool resume = false;
+  Shard shard;
+  size_t max_runs = 0;  // stop after this many measured runs (0: all): a time budget, or a test's interruption
+  std::string command_line;
+};
+
+struct RunReport {
+  size_t cases = 0;        // in this shard
+  size_t runs = 0;         // measured now
+  size_t runs_reused = 0;  // found in the folder (--resume)
+  bool complete = false;   // every case has every repetition
+  Table summary;
+};
+
+// The corpus prompts come from when a scenario names none.
+std::string bundled_corpus();
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress);
+
+}  // namespace pdbench::runner

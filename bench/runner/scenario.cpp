@@ -1,0 +1,297 @@
+#include "bench/runner/scenario.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kKvTypes = {"f32", "f16", "bf16", "q8_0", "q4_0"};
+const std::vector<std::string> kWeightTypes = {"file", "f32", "f16", "bf16", "q8_0", "q4_0"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+
+// Reads one file's TOML tables, failing with FILE:LINE: key 'K' ...
+class Reader {
+ public:
+  Reader(Scenario& s, std::string base_dir) : s_(s), base_dir_(std::move(base_dir)) {}
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& key, const std::string& what) const {
+    throw Error(where(s_, line_of(node)) + ": key '" + key + "' " + what);
+  }
+
+  void only_keys(const toml::table& table, const std::string& section, const std::vector<std::string>& known) const {
+    for (auto&& [key, node] : table) {
+      const std::string k(key.str());
+      if (std::find(known.begin(), known.end(), k) == known.end())
+        throw Error(where(s_, static_cast<int>(key.source().begin.line)) + ": unknown key '" + k + "'" +
+                    (section.empty() ? "" : " in [" + section + "]") + " (known: " + join(known) + ")");
+      (void)node;
+    }
+  }
+
+  const toml::table& table(const toml::node& node, const std::string& key) const {
+    if (!node.is_table()) fail(node, key, "must be a table");
+    return *node.as_table();
+  }
+
+  std::string string(const toml::node& node, const std::string& key) const {
+    if (!node.is_string()) fail(node, key, "must be a string");
+    return node.as_string()->get();
+  }
+
+  std::string path(const toml::node& node, const std::string& key) const {
+    const std::string p = string(node, key);
+    if (p.empty()) fail(node, key, "must not be empty");
+    return fs::path(p).is_absolute() ? p : (fs::path(base_dir_) / p).lexically_normal().string();
+  }
+
+  int64_t integer(const toml::node& node, const std::string& key, int64_t min) const {
+    if (!node.is_integer()) fail(node, key, "must be an integer");
+    const int64_t v = node.as_integer()->get();
+    if (v < min) fail(node, key, "must be >= " + std::to_string(min) + ", got " + std::to_string(v));
+    return v;
+  }
+
+  double number(const toml::node& node, const std::string& key) const {
+    if (node.is_integer()) return static_cast<double>(node.as_integer()->get());
+    if (!node.is_floating_point()) fail(node, key, "must be a number");
+    return node.as_floating_point()->get();
+  }
+
+  // A scalar or a non-empty array of scalars, each read by `one`.
+  template <class T, class ReadOne>
+  void axis(const toml::node& node, const std::string& key, Axis<T>& out, ReadOne one) const {
+    out.values.clear();
+    out.line = line_of(node);
+    if (const toml::array* array = node.as_array()) {
+      if (array->empty()) fail(node, key, "must not be an empty array");
+      for (const toml::node& item : *array) out.values.push_back(one(item));
+    } else {
+      out.values.push_back(one(node));
+    }
+  }
+
+  void choice_axis(const toml::node& node, const std::string& key, Axis<std::string>& out,
+                   const std::vector<std::string>& allowed) const {
+    axis(node, key, out, [&](const toml::node& item) {
+      std::string v = string(item, key);
+      if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+        fail(item, key, "= \"" + v + "\" is not one of: " + join(allowed));
+      return v;
+    });
+  }
+
+  void count_axis(const toml::node& node, const std::string& key, Axis<size_t>& out, int64_t min) const {
+    axis(node, key, out, [&](const toml::node& item) { return static_cast<size_t>(integer(item, key, min)); });
+  }
+
+  void model(const toml::table& t) {
+    only_keys(t, "model", {"path", "tokenizer", "like", "type"});
+    if (const auto* n = t.get("path")) s_.model = path(*n, "path");
+    if (const auto* n = t.get("tokenizer")) s_.tokenizer = path(*n, "tokenizer");
+    if (const auto* n = t.get("like")) {
+      s_.model_like = string(*n, "like");
+      s_.model_like_line = line_of(*n);
+    }
+    if (const auto* n = t.get("type")) {
+      s_.model_type = string(*n, "type");
+      if (std::find(kWeightTypes.begin() + 1, kWeightTypes.end(), s_.model_type) == kWeightTypes.end())
+        fail(*n, "type", "= \"" + s_.model_type + "\" is not one of: " + join({kWeightTypes.begin() + 1, kWeightTypes.end()}));
+    }
+    if (s_.model.empty() == s_.model_like.empty())
+      throw Error(where(s_, line_of(t)) + ": [model] needs exactly one of 'path' or 'like'");
+  }
+
+  void prompt(const toml::table& t) {
+    only_keys(t, "prompt", {"source", "corpus", "seed"});
+    if (const auto* n = t.get("source")) {
+      const std::string v = string(*n, "source");
+      if (v == "corpus")
+        s_.prompt_source = PromptSource::Corpus;
+      else if (v == "random")
+        s_.prompt_source = PromptSource::Random;
+      else
+        fail(*n, "source", "= \"" + v + "\" is not one of: corpus, random");
+    }
+    if (const auto* n = t.get("corpus")) s_.corpus = path(*n, "corpus");
+    if (const auto* n = t.get("seed")) s_.prompt_seed = static_cast<uint64_t>(integer(*n, "seed", 0));
+  }
+
+  void measure(const toml::table& t) {
+    only_keys(t, "measure", {"repetitions", "warmup_max", "warmup_window", "warmup_tolerance_pct"});
+    if (const auto* n = t.get("repetitions")) s_.repetitions = static_cast<size_t>(integer(*n, "repetitions", 1));
+    if (const auto* n = t.get("warmup_max")) s_.warmup_max = static_cast<size_t>(integer(*n, "warmup_max", 0));
+    if (const auto* n = t.get("warmup_window")) s_.warmup_window = static_cast<size_t>(integer(*n, "warmup_window", 2));
+    if (const auto* n = t.get("warmup_tolerance_pct")) {
+      s_.warmup_tolerance_pct = number(*n, "warmup_tolerance_pct");
+      if (!(s_.warmup_tolerance_pct > 0)) fail(*n, "warmup_tolerance_pct", "must be > 0");
+    }
+  }
+
+  void sampling(const toml::table& t) {
+    for (auto&& [key, node] : t) {
+      const std::string name(key.str());
+      const toml::table& st = table(node, "sampling." + name);
+      only_keys(st, "sampling." + name,
+                {"temperature", "top_k", "top_p", "min_p", "repeat_penalty", "frequency_penalty",
+                 "presence_penalty", "penalty_last_n", "seed"});
+      SamplingParams p;
+      auto f = [&](const char* k, float& out) {
+        if (const auto* n = st.get(k)) out = static_cast<float>(number(*n, k));
+      };
+      auto i = [&](const char* k, int& out, int64_t min) {
+        if (const auto* n = st.get(k)) out = static_cast<int>(integer(*n, k, min));
+      };
+      f("temperature", p.temperature);
+      i("top_k", p.top_k, 0);
+      f("top_p", p.top_p);
+      f("min_p", p.min_p);
+      f("repeat_penalty", p.repeat_penalty);
+      f("frequency_penalty", p.frequency_penalty);
+      f("presence_penalty", p.presence_penalty);
+      i("penalty_last_n", p.penalty_last_n, -1);
+      if (const auto* n = st.get("seed")) p.seed = static_cast<uint64_t>(integer(*n, "seed", 0));
+      try {
+        p.validate();
+      } catch (const Error& e) {
+        throw Error(where(s_, line_of(node)) + ": [sampling." + name + "]: " + e.what());
+      }
+      s_.strategies[name] = p;
+    }
+  }
+
+  void sweep(const toml::table& t) {
+    only_keys(t, "sweep",
+              {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k", "kv_type_v",
+               "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "prefix_sharing"});
+    if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", s_.prompt_tokens, 1);
+    if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", s_.output_tokens, 1);
+    if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", s_.context_depth, 0);
+    if (const auto* n = t.get("threads")) count_axis(*n, "threads", s_.threads, 0);
+    if (const auto* n = t.get("batch")) count_axis(*n, "batch", s_.batch, 1);
+    if (const auto* n = t.get("kv_block")) count_axis(*n, "kv_block", s_.kv_block, 0);
+    if (const auto* n = t.get("kv_capacity")) count_axis(*n, "kv_capacity", s_.kv_capacity, 0);
+    if (const auto* n = t.get("kv_type_k")) choice_axis(*n, "kv_type_k", s_.kv_type_k, kKvTypes);
+    if (const auto* n = t.get("kv_type_v")) choice_axis(*n, "kv_type_v", s_.kv_type_v, kKvTypes);
+    if (const auto* n = t.get("kv_cache")) choice_axis(*n, "kv_cache", s_.kv_cache, {"on", "off"});
+    if (const auto* n = t.get("weight_type")) choice_axis(*n, "weight_type", s_.weight_type, kWeightTypes);
+    if (const auto* n = t.get("sampling")) axis(*n, "sampling", s_.sampling, [&](const toml::node& item) {
+        return string(item, "sampling");
+      });
+    if (const auto* n = t.get("prefix_sharing")) axis(*n, "prefix_sharing", s_.prefix_sharing, [&](const toml::node& item) {
+        const double v = number(item, "prefix_sharing");
+        if (v < 0 || v > 1) fail(item, "prefix_sharing", "must be a fraction in [0, 1], got " + std::to_string(v));
+        return v;
+      });
+  }
+
+ private:
+  Scenario& s_;
+  std::string base_dir_;
+};
+
+}  // namespace
+
+std::string where(const Scenario& scenario, int line) {
+  return line > 0 ? scenario.path + ":" + std::to_string(line) : scenario.path;
+}
+
+Scenario default_scenario() {
+  Scenario s;
+  s.path = "command line";
+  SamplingParams greedy;
+  greedy.temperature = 0.0f;
+  SamplingParams llama_cpp;  // llama.cpp's defaults, as `pdbench generate`
+  llama_cpp.temperature = 0.8f;
+  llama_cpp.top_k = 40;
+  llama_cpp.top_p = 0.95f;
+  llama_cpp.min_p = 0.05f;
+  llama_cpp.seed = 42;
+  s.strategies = {{"greedy", greedy}, {"default", llama_cpp}};
+  return s;
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& path) {
+  Scenario s = default_scenario();
+  s.path = path;
+  s.text = text;
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw Error(where(s, static_cast<int>(e.source().begin.line)) + ": " + std::string(e.description()));
+  }
+  Reader r(s, fs::path(path).parent_path().string());
+  r.only_keys(root, "", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling"});
+  if (const auto* n = root.get("name")) s.name = r.string(*n, "name");
+  if (const auto* n = root.get("description")) s.description = r.string(*n, "description");
+  if (const auto* n = root.get("trace")) {
+    s.trace = r.path(*n, "trace");
+    s.trace_line = line_of(*n);
+  }
+  if (const auto* n = root.get("model"))
+    r.model(r.table(*n, "model"));
+  else
+    throw Error(path + ": missing [model] table (with 'path' = a model file)");
+  if (const auto* n = root.get("prompt")) r.prompt(r.table(*n, "prompt"));
+  if (const auto* n = root.get("measure")) r.measure(r.table(*n, "measure"));
+  if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
+  if (const auto* n = root.get("sweep")) r.sweep(r.table(*n, "sweep"));
+  for (const std::string& name : s.sampling.values)
+    if (!s.strategies.contains(name))
+      throw Error(where(s, s.sampling.line) + ": key 'sampling' = \"" + name +
+                  "\" names no strategy (built in: greedy, default; or define [sampling." + name + "])");
+  if (s.name.empty()) s.name = fs::path(path).stem().string();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_file(path, "cannot read scenario file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path);
+}
+
+void require_supported(const Scenario& s) {
+  auto unsupported = [&](int line, const std::string& key, const std::string& value, const std::string& why) {
+    throw Error(where(s, line) + ": key '" + key + "' = " + value + " is not supported yet (" + why + ")");
+  };
+  if (!s.model_like.empty())
+    unsupported(s.model_like_line, "like", "\"" + s.model_like + "\"", "synthetic models are not generated yet");
+  if (!s.trace.empty()) unsupported(s.trace_line, "trace", "\"" + s.trace + "\"", "trace replay is not implemented");
+  for (size_t v : s.batch.values)
+    if (v != 1) unsupported(s.batch.line, "batch", std::to_string(v), "engine runs batch 1");
+  for (const auto* axis : {&s.kv_type_k, &s.kv_type_v})
+    for (const auto& v : axis->values)
+      if (v != "f32")
+        unsupported(axis->line, axis == &s.kv_type_k ? "kv_type_k" : "kv_type_v", "\"" + v + "\"",
+                    "engine has an f32 KV cache");
+  for (size_t v : s.kv_block.values)
+    if (v != 0) unsupported(s.kv_block.line, "kv_block", std::to_string(v), "engine has a contiguous KV cache");
+  for (const auto& v : s.kv_cache.values)
+    if (v != "on") unsupported(s.kv_cache.line, "kv_cache", "\"" + v + "\"", "engine always caches K and V");
+  for (const auto& v : s.weight_type.values)
+    if (v != "file")
+      unsupported(s.weight_type.line, "weight_type", "\"" + v + "\"", "engine runs the file's weights as stored");
+  for (double v : s.prefix_sharing.values)
+    if (v != 0.0)
+      unsupported(s.prefix_sharing.line, "prefix_sharing", std::to_string(v), "engine runs one sequence");
+}
+
+}  // namespace pdbench::runner

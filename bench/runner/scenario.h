@@ -1,0 +1,86 @@
+#pragma once
+// A benchmark scenario: the model, how prompts are made, how to measure, and
+// the sweep axes whose cartesian product is run. Read from TOML (keys in
+// scenarios/README.md); every error names FILE:LINE and the key.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/sampling/sampling_params.h"
+
+namespace pdbench::runner {
+
+// The values of one axis and the line they were set on (0: a default or a
+// command-line override).
+template <class T>
+struct Axis {
+  std::vector<T> values;
+  int line = 0;
+};
+
+enum class PromptSource { Corpus, Random };
+
+struct Scenario {
+  std::string path;  // the file as named, or "command line"
+  std::string text;  // the file's bytes (hashed into meta.json)
+  std::string name;
+  std::string description;
+
+  // [model]: a file, or (not yet supported) a synthetic one `like` + `type`.
+  std::string model;  // resolved against the scenario's folder
+  std::string tokenizer;
+  std::string model_like;
+  std::string model_type;
+  int model_like_line = 0;
+  std::string trace;  // (prompt, output) length pairs to replay; not yet supported
+  int trace_line = 0;
+
+  // [prompt]
+  PromptSource prompt_source = PromptSource::Corpus;
+  std::string corpus;  // empty: the bundled scenarios/corpus/stories.txt
+  uint64_t prompt_seed = 1;
+
+  // [measure]
+  size_t repetitions = 9;
+  size_t warmup_max = 10;
+  size_t warmup_window = 3;
+  double warmup_tolerance_pct = 5.0;
+
+  // [sweep]: a scalar fixes a setting, an array sweeps it.
+  Axis<size_t> prompt_tokens{{128}};
+  Axis<size_t> output_tokens{{128}};
+  Axis<size_t> context_depth{{0}};
+  Axis<size_t> threads{{0}};  // 0: all cores
+  Axis<size_t> batch{{1}};
+  Axis<std::string> kv_type_k{{"f32"}};
+  Axis<std::string> kv_type_v{{"f32"}};
+  Axis<size_t> kv_block{{0}};     // 0: contiguous
+  Axis<size_t> kv_capacity{{0}};  // 0: the model's context length
+  Axis<std::string> kv_cache{{"on"}};
+  Axis<std::string> weight_type{{"file"}};
+  Axis<std::string> sampling{{"greedy"}};
+  Axis<double> prefix_sharing{{0.0}};
+
+  // Built-in "greedy" and "default" (llama.cpp's) plus [sampling.NAME].
+  std::map<std::string, SamplingParams> strategies;
+};
+
+// The built-in defaults with no file (for command-line runs).
+Scenario default_scenario();
+
+// Parses TOML text; `path` is used in messages and to resolve relative paths.
+// Throws pdbench::Error "PATH:LINE: key 'K' ..." on unknown keys, wrong types
+// and impossible values.
+Scenario parse_scenario(const std::string& text, const std::string& path);
+Scenario load_scenario(const std::string& path);
+
+// Throws "PATH:LINE: key 'K' = V is not supported yet (...)" for the first
+// axis value the engine cannot run yet.
+void require_supported(const Scenario& scenario);
+
+// "PATH:LINE" or "PATH" when line is 0.
+std::string where(const Scenario& scenario, int line);
+
+}  // namespace pdbench::runner

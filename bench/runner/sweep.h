@@ -1,0 +1,45 @@
+#pragma once
+// The cartesian product of a scenario's axes, as an ordered list of cases.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bench/runner/scenario.h"
+
+namespace pdbench::runner {
+
+struct Case {
+  size_t index = 0;  // position in the expansion: shards pick by it
+  std::string id;    // stable name built from the values (see case_id)
+  size_t prompt_tokens = 0;
+  size_t output_tokens = 0;
+  size_t context_depth = 0;
+  size_t threads = 0;
+  size_t batch = 1;
+  std::string kv_type_k;
+  std::string kv_type_v;
+  size_t kv_block = 0;
+  size_t kv_capacity = 0;
+  std::string kv_cache;
+  std::string weight_type;
+  std::string sampling;
+  double prefix_sharing = 0;
+};
+
+// Axes in the order of Case's fields; the last one varies fastest.
+std::vector<Case> expand(const Scenario& scenario);
+
+// "p128_n64_d0_t2_greedy" plus a part for each setting off its default
+// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, ps0.5); the same values
+// always give the same id, whatever else the scenario sweeps.
+std::string case_id(const Case& c);
+
+// Cases this shard runs: index % n == k - 1 (k in 1..n).
+struct Shard {
+  size_t k = 1;
+  size_t n = 1;
+};
+Shard parse_shard(const std::string& text);  // "k/n"
+std::vector<Case> select_shard(const std::vector<Case>& cases, Shard shard);
+
+}  // namespace pdbench::runner

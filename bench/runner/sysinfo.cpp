@@ -1,0 +1,284 @@
+#include "bench/runner/sysinfo.h"
+
+#include <immintrin.h>
+#include <omp.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "bench/runner/csv_table.h"
+
+namespace pdbench::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  const auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+nlohmann::json cpu_facts() {
+  std::ifstream in("/proc/cpuinfo");
+  nlohmann::json cpu;
+  std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
+  std::set<std::string> sockets;
+  std::string physical = "0";
+  size_t logical = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon));
+    const std::string value = trim(line.substr(colon + 1));
+    if (key == "processor") ++logical;
+    if (key == "model name" && !cpu.contains("model")) cpu["model"] = value;
+    if (key == "flags" && !cpu.contains("flags")) cpu["flags"] = value;
+    if (key == "physical id") {
+      physical = value;
+      sockets.insert(value);
+    }
+    if (key == "core id") cores.insert({physical, value});
+  }
+  cpu["logical_cpus"] = logical;
+  if (!cores.empty()) cpu["physical_cores"] = cores.size();
+  if (!sockets.empty()) cpu["sockets"] = sockets.size();
+  return cpu;
+}
+
+nlohmann::json cache_facts() {
+  nlohmann::json caches = nlohmann::json::array();
+  const fs::path base = "/sys/devices/system/cpu/cpu0/cache";
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(base, ec))
+    if (entry.path().filename().string().starts_with("index")) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& d : dirs)
+    caches.push_back({{"level", read_first_line(d / "level")},
+                      {"type", read_first_line(d / "type")},
+                      {"size", read_first_line(d / "size")},
+                      {"shared_cpu_list", read_first_line(d / "shared_cpu_list")}});
+  return caches;
+}
+
+// Best-of-passes read bandwidth over a 1 GiB buffer, in GB/s.
+double read_bandwidth(const float* data, size_t n, int threads) {
+  double best = 0;
+  volatile float sink = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    const auto t0 = Clock::now();
+    float total = 0;
+    // 16 independent partial sums per thread, so the adds vectorize and their
+    // latency does not cap the read rate (n is a multiple of 16).
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+      float acc[16] = {};
+#pragma omp for schedule(static)
+      for (size_t i = 0; i < n; i += 16)
+#pragma omp simd
+        for (size_t j = 0; j < 16; ++j) acc[j] += data[i + j];
+      for (float a : acc) total += a;
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    sink = sink + total;
+    best = std::max(best, static_cast<double>(n * sizeof(float)) / s / 1e9);
+  }
+  return best;
+}
+
+// FMA throughput loops: many independent accumulators hide the FMA latency.
+// Each returns the FLOPs done; the ISA is chosen at run time.
+__attribute__((target("avx512f"))) double fma_avx512(size_t iters, float* out) {
+  // Loads and stores rather than set1/reduce: GCC 12's versions of those
+  // trip -Wuninitialized inside its own header.
+  alignas(64) float lanes[16];
+  std::fill(std::begin(lanes), std::end(lanes), 0.999999f);
+  const __m512 a = _mm512_load_ps(lanes);
+  std::fill(std::begin(lanes), std::end(lanes), 1e-7f);
+  const __m512 b = _mm512_load_ps(lanes);
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = b;
+  for (size_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  __m512 sum = acc[0];
+  for (int i = 1; i < 16; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  _mm512_store_ps(lanes, sum);
+  *out = lanes[0] + lanes[15];
+  return static_cast<double>(iters) * 16 * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) double fma_avx2(size_t iters, float* out) {
+  __m256 acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  for (size_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  __m256 sum = acc[0];
+  for (int i = 1; i < 12; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  *out = lanes[0] + lanes[7];
+  return static_cast<double>(iters) * 12 * 8 * 2;
+}
+
+double fma_sse(size_t iters, float* out) {
+  __m128 acc[8];
+  for (int i = 0; i < 8; ++i) acc[i] = _mm_set1_ps(static_cast<float>(i));
+  const __m128 a = _mm_set1_ps(0.999999f), b = _mm_set1_ps(1e-7f);
+  for (size_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 8; ++i) acc[i] = _mm_add_ps(_mm_mul_ps(acc[i], a), b);
+  __m128 sum = acc[0];
+  for (int i = 1; i < 8; ++i) sum = _mm_add_ps(sum, acc[i]);
+  *out = _mm_cvtss_f32(sum);
+  return static_cast<double>(iters) * 8 * 4 * 2;
+}
+
+struct PeakKernel {
+  double (*run)(size_t, float*);
+  const char* name;
+};
+
+PeakKernel peak_kernel() {
+  if (__builtin_cpu_supports("avx512f")) return {fma_avx512, "avx512f fma, 16 accumulators"};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {fma_avx2, "avx2 fma, 12 accumulators"};
+  return {fma_sse, "sse mul+add, 8 accumulators"};
+}
+
+// Best-of-passes FP32 GFLOP/s on `threads` threads.
+double fp32_peak(const PeakKernel& kernel, int threads) {
+  constexpr size_t kIters = 20'000'000;
+  double best = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    double flops = 0;
+    std::vector<float> out(static_cast<size_t>(threads));
+    const auto t0 = Clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+    flops += kernel.run(kIters, &out[static_cast<size_t>(omp_get_thread_num())]);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    best = std::max(best, flops / s / 1e9);
+  }
+  return best;
+}
+
+fs::path cache_path() {
+  const char* home = std::getenv("HOME");
+  return home ? fs::path(home) / ".cache" / "pdbench" / "sysinfo.json" : fs::path();
+}
+
+nlohmann::json read_cache() {
+  const fs::path path = cache_path();
+  std::ifstream in(path);
+  if (path.empty() || !in) return nlohmann::json::object();
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+}  // namespace
+
+nlohmann::json system_facts() {
+  nlohmann::json f;
+  f["cpu"] = cpu_facts();
+  f["caches"] = cache_facts();
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);)
+    if (line.starts_with("MemTotal:")) {
+      std::istringstream fields(line.substr(9));
+      size_t kib = 0;
+      fields >> kib;
+      f["memory_bytes"] = kib * 1024;
+    }
+  // The bracketed word is the active setting: "always [madvise] never".
+  const std::string thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled");
+  const auto open = thp.find('['), close = thp.find(']');
+  if (open != std::string::npos && close > open) f["transparent_hugepages"] = thp.substr(open + 1, close - open - 1);
+  const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  if (!governor.empty()) f["governor"] = governor;
+  utsname u{};
+  if (uname(&u) == 0) f["kernel"] = std::string(u.sysname) + " " + u.release;
+  f["compiler"] = PDBENCH_COMPILER;
+  f["cxx_flags"] = PDBENCH_CXX_FLAGS;
+  f["build_type"] = PDBENCH_BUILD_TYPE;
+  f["git_commit"] = PDBENCH_GIT_COMMIT;
+  f["openmp_max_threads"] = omp_get_max_threads();
+  return f;
+}
+
+std::string machine_key(const nlohmann::json& facts) {
+  const auto& cpu = facts.at("cpu");
+  return cpu.value("model", std::string("unknown cpu")) + " x" + std::to_string(cpu.value("logical_cpus", size_t{0}));
+}
+
+Limits measure_limits() {
+  Limits l;
+  const int all = omp_get_num_procs();
+  constexpr size_t kBytes = size_t{1} << 30;
+  const size_t n = kBytes / sizeof(float);
+  const std::unique_ptr<float[]> buf(new float[n]);
+  // First touch from the threads that read it later (NUMA placement).
+#pragma omp parallel for num_threads(all) schedule(static)
+  for (size_t i = 0; i < n; ++i) buf[i] = 1.0f;
+  l.read_gb_s_1t = read_bandwidth(buf.get(), n, 1);
+  l.read_gb_s_all = read_bandwidth(buf.get(), n, all);
+  const PeakKernel kernel = peak_kernel();
+  l.fp32_gflop_s_1t = fp32_peak(kernel, 1);
+  l.fp32_gflop_s_all = fp32_peak(kernel, all);
+  l.method = std::string("read: float sum over 1 GiB, best of 3; fp32: ") + kernel.name + ", best of 3";
+  return l;
+}
+
+nlohmann::json to_json(const Limits& l) {
+  return {{"read_gb_s_1t", l.read_gb_s_1t},         {"read_gb_s_all", l.read_gb_s_all},
+          {"fp32_gflop_s_1t", l.fp32_gflop_s_1t}, {"fp32_gflop_s_all", l.fp32_gflop_s_all},
+          {"method", l.method}};
+}
+
+std::optional<Limits> cached_limits(const nlohmann::json& facts) {
+  const nlohmann::json cache = read_cache();
+  const auto it = cache.find(machine_key(facts));
+  if (it == cache.end() || !it->is_object()) return std::nullopt;
+  Limits l;
+  l.read_gb_s_1t = it->value("read_gb_s_1t", 0.0);
+  l.read_gb_s_all = it->value("read_gb_s_all", 0.0);
+  l.fp32_gflop_s_1t = it->value("fp32_gflop_s_1t", 0.0);
+  l.fp32_gflop_s_all = it->value("fp32_gflop_s_all", 0.0);
+  l.method = it->value("method", std::string());
+  return l;
+}
+
+Limits refresh_limits(const nlohmann::json& facts) {
+  const Limits l = measure_limits();
+  const fs::path path = cache_path();
+  if (!path.empty()) {
+    nlohmann::json cache = read_cache();
+    cache[machine_key(facts)] = to_json(l);
+    fs::create_directories(path.parent_path());
+    write_file_atomic(path.string(), cache.dump(2) + "\n");
+  }
+  return l;
+}
+
+nlohmann::json fingerprint(const nlohmann::json& facts, const std::optional<Limits>& limits) {
+  nlohmann::json f = facts;
+  f["limits"] = limits ? to_json(*limits) : nlohmann::json(nullptr);
+  f["onednn"] = "not reported yet";
+  return f;
+}
+
+}  // namespace pdbench::runner

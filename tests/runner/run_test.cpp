@@ -1,0 +1,171 @@
+// End to end on stories260K: a tiny scenario into a temp folder, its columns
+// against docs/RESULTS.md, interruption + --resume, and shards + merge.
+// Never asserts timings.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "bench/runner/merge.h"
+#include "bench/runner/results.h"
+#include "bench/runner/runner.h"
+#include "engine/util/error.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+Scenario tiny_scenario(const std::string& dir) {
+  const std::string text = "[model]\npath = \"" + test::model_path("stories260K.gguf") +
+                           "\"\n[measure]\nrepetitions = 2\nwarmup_max = 1\n"
+                           "[sweep]\nprompt_tokens = [4, 9]\noutput_tokens = 5\ncontext_depth = [0, 7]\nthreads = 1\n";
+  std::ofstream(dir + "/tiny.toml") << text;
+  return load_scenario(dir + "/tiny.toml");
+}
+
+std::set<std::pair<std::string, std::string>> sample_keys(const std::string& dir) {
+  const Table t = read_csv(dir + "/samples.csv");
+  std::set<std::pair<std::string, std::string>> keys;
+  for (const auto& row : t.rows) keys.insert({row[t.column("case_id")], row[t.column("rep")]});
+  return keys;
+}
+
+// Backticked names in the first cell of table rows, per "## FILE" section.
+std::map<std::string, std::vector<std::string>> documented_columns() {
+  std::ifstream in(test::source_path("docs/RESULTS.md"));
+  std::map<std::string, std::vector<std::string>> sections;
+  std::string section;
+  const std::regex heading("^## (.+)$");
+  const std::regex row("^\\| `([a-z0-9_]+)` \\|");
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_search(line, m, heading)) section = m[1];
+    else if (std::regex_search(line, m, row)) sections[section].push_back(m[1]);
+  }
+  return sections;
+}
+
+TEST(Run, SmokeWritesEveryDocumentedColumn) {
+  const std::string dir = test::temp_dir("run");
+  const Scenario s = tiny_scenario(dir);
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  const RunReport report = run_scenario(s, options, nullptr);
+  EXPECT_TRUE(report.complete);
+  EXPECT_EQ(report.cases, 4u);
+  EXPECT_EQ(report.runs, 8u);
+
+  auto docs = documented_columns();
+  EXPECT_EQ(read_csv(options.out_dir + "/samples.csv").columns, docs["samples.csv"]);
+  EXPECT_EQ(read_csv(options.out_dir + "/steps.csv").columns, docs["steps.csv"]);
+  EXPECT_EQ(read_csv(options.out_dir + "/ops.csv").columns, docs["ops.csv"]);
+  // summary.csv: the case columns, then METRIC_STAT for every pair, then the rest.
+  std::vector<std::string> summary = docs["summary.csv"];
+  const auto& metrics = docs["summary metrics"];
+  const auto& stats = docs["summary statistics"];
+  ASSERT_FALSE(metrics.empty());
+  ASSERT_FALSE(stats.empty());
+  std::vector<std::string> expected;
+  const auto first_rate = std::find(summary.begin(), summary.end(), "prefill_median_tok_s");
+  expected.insert(expected.end(), summary.begin(), first_rate);
+  for (const auto& metric : metrics)
+    for (const auto& stat : stats) expected.push_back(metric + "_" + stat);
+  expected.insert(expected.end(), first_rate, summary.end());
+  const Table sum = read_csv(options.out_dir + "/summary.csv");
+  EXPECT_EQ(sum.columns, expected);
+  ASSERT_EQ(sum.rows.size(), 4u);
+  for (const auto& row : sum.rows) EXPECT_EQ(row[sum.column("samples")], "2");
+
+  // Steps: output - 1 per run, KV length = depth + prompt + step.
+  const Table steps = read_csv(options.out_dir + "/steps.csv");
+  EXPECT_EQ(steps.rows.size(), 4u * 2 * 4);
+  const auto& last = steps.rows.back();
+  EXPECT_EQ(last[steps.column("case_id")], "p9_n5_d7_t1_greedy");
+  EXPECT_EQ(last[steps.column("kv_length")], std::to_string(7 + 9 + 4));
+
+  std::ifstream meta_in(options.out_dir + "/meta.json");
+  const auto meta = nlohmann::json::parse(meta_in);
+  EXPECT_EQ(meta["scenario"]["text"], s.text);
+  EXPECT_EQ(meta["model"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_FALSE(meta["finished_at"].is_null());
+  EXPECT_TRUE(meta["fingerprint"].contains("cpu"));
+  // A second run into the same folder needs --resume.
+  EXPECT_THROW(run_scenario(s, options, nullptr), Error);
+  fs::remove_all(dir);
+}
+
+TEST(Run, InterruptedRunResumesWithoutRerunning) {
+  const std::string dir = test::temp_dir("resume");
+  const Scenario s = tiny_scenario(dir);
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  options.max_runs = 3;  // as if stopped after three runs
+  const RunReport first = run_scenario(s, options, nullptr);
+  EXPECT_FALSE(first.complete);
+  const auto before = sample_keys(options.out_dir);
+  EXPECT_EQ(before.size(), 3u);
+  const Table first_samples = read_csv(options.out_dir + "/samples.csv");
+
+  options.max_runs = 0;
+  options.resume = true;
+  const RunReport second = run_scenario(s, options, nullptr);
+  EXPECT_TRUE(second.complete);
+  EXPECT_EQ(second.runs_reused, 3u);
+  EXPECT_EQ(second.runs, 5u);
+  const Table all = read_csv(options.out_dir + "/samples.csv");
+  ASSERT_EQ(all.rows.size(), 8u);
+  for (size_t i = 0; i < first_samples.rows.size(); ++i) EXPECT_EQ(all.rows[i], first_samples.rows[i]);
+
+  RunOptions fresh;
+  fresh.out_dir = dir + "/whole";
+  run_scenario(s, fresh, nullptr);
+  EXPECT_EQ(sample_keys(options.out_dir), sample_keys(fresh.out_dir));
+  fs::remove_all(dir);
+}
+
+TEST(Run, ShardsMergeIntoTheWholeCaseSet) {
+  const std::string dir = test::temp_dir("shard");
+  const Scenario s = tiny_scenario(dir);
+  for (size_t k : {1, 2}) {
+    RunOptions o;
+    o.out_dir = dir + "/shard" + std::to_string(k);
+    o.shard = {k, 2};
+    EXPECT_EQ(run_scenario(s, o, nullptr).cases, 2u);
+  }
+  merge_results(dir + "/merged", {dir + "/shard1", dir + "/shard2"});
+  RunOptions whole;
+  whole.out_dir = dir + "/whole";
+  run_scenario(s, whole, nullptr);
+  EXPECT_EQ(sample_keys(dir + "/merged"), sample_keys(dir + "/whole"));
+  const Table merged = read_csv(dir + "/merged/summary.csv");
+  const Table reference = read_csv(dir + "/whole/summary.csv");
+  ASSERT_EQ(merged.rows.size(), reference.rows.size());
+  for (size_t i = 0; i < merged.rows.size(); ++i)
+    EXPECT_EQ(merged.rows[i][merged.column("case_id")], reference.rows[i][reference.column("case_id")]);
+  EXPECT_THROW(merge_results(dir + "/twice", {dir + "/shard1", dir + "/shard1"}), Error);
+  fs::remove_all(dir);
+}
+
+TEST(Run, CaseBeyondTheContextIsAnError) {
+  const std::string dir = test::temp_dir("ctx");
+  Scenario s = tiny_scenario(dir);
+  s.context_depth.values = {4000};
+  RunOptions o;
+  o.out_dir = dir + "/out";
+  try {
+    run_scenario(s, o, nullptr);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeds the KV capacity"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pdbench::runner

@@ -1,0 +1,88 @@
+// Scenario files: values read, and every error naming FILE:LINE and the key.
+#include <gtest/gtest.h>
+
+#include "bench/runner/scenario.h"
+#include "engine/util/error.h"
+
+namespace pdbench::runner {
+namespace {
+
+std::string error_of(const std::string& text, bool check_supported = false) {
+  try {
+    const Scenario s = parse_scenario(text, "scenarios/x.toml");
+    if (check_supported) require_supported(s);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kModel = "[model]\npath = \"m.gguf\"\n";
+
+TEST(Scenario, ReadsAxesScalarsAndTables) {
+  const Scenario s = parse_scenario(kModel +
+                                        "[prompt]\nsource = \"random\"\nseed = 7\n"
+                                        "[measure]\nrepetitions = 3\nwarmup_max = 2\n"
+                                        "[sampling.hot]\ntemperature = 1.5\ntop_k = 10\n"
+                                        "[sweep]\nprompt_tokens = [16, 64]\noutput_tokens = 8\nthreads = [1, 2]\n"
+                                        "sampling = [\"greedy\", \"hot\"]\n",
+                                    "dir/x.toml");
+  EXPECT_EQ(s.model, "dir/m.gguf");  // relative to the scenario's folder
+  EXPECT_EQ(s.name, "x");
+  EXPECT_EQ(s.prompt_source, PromptSource::Random);
+  EXPECT_EQ(s.prompt_seed, 7u);
+  EXPECT_EQ(s.repetitions, 3u);
+  EXPECT_EQ(s.warmup_max, 2u);
+  EXPECT_EQ(s.prompt_tokens.values, (std::vector<size_t>{16, 64}));
+  EXPECT_EQ(s.prompt_tokens.line, 13);
+  EXPECT_EQ(s.output_tokens.values, (std::vector<size_t>{8}));
+  EXPECT_FLOAT_EQ(s.strategies.at("hot").temperature, 1.5f);
+  EXPECT_EQ(s.strategies.at("hot").top_k, 10);
+  EXPECT_NO_THROW(require_supported(s));
+}
+
+TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
+  EXPECT_EQ(error_of(kModel + "[sweep]\nprompt_tokens = 4\nbatchsize = 2\n").rfind(
+                "scenarios/x.toml:5: unknown key 'batchsize' in [sweep]", 0),
+            0u)
+      << error_of(kModel + "[sweep]\nbatchsize = 2\n");
+  EXPECT_NE(error_of("colour = 1\n" + kModel).find("scenarios/x.toml:1: unknown key 'colour'"), std::string::npos);
+}
+
+TEST(Scenario, WrongTypeNamesFileLineAndKey) {
+  EXPECT_EQ(error_of(kModel + "[sweep]\nprompt_tokens = \"many\"\n"),
+            "scenarios/x.toml:4: key 'prompt_tokens' must be an integer");
+  EXPECT_EQ(error_of(kModel + "[sweep]\nthreads = [1, 2.5]\n"), "scenarios/x.toml:4: key 'threads' must be an integer");
+  EXPECT_EQ(error_of("model = 3\n"), "scenarios/x.toml:1: key 'model' must be a table");
+}
+
+TEST(Scenario, ImpossibleValuesNameFileLineAndKey) {
+  EXPECT_EQ(error_of(kModel + "[sweep]\noutput_tokens = -5\n"),
+            "scenarios/x.toml:4: key 'output_tokens' must be >= 1, got -5");
+  EXPECT_EQ(error_of(kModel + "[sweep]\nprompt_tokens = []\n"),
+            "scenarios/x.toml:4: key 'prompt_tokens' must not be an empty array");
+  EXPECT_EQ(error_of(kModel + "[measure]\nrepetitions = 0\n"),
+            "scenarios/x.toml:4: key 'repetitions' must be >= 1, got 0");
+  EXPECT_NE(error_of(kModel + "[sweep]\nkv_type_k = \"f8\"\n").find("scenarios/x.toml:4: key 'kv_type_k' = \"f8\" is not one of"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "[sweep]\nsampling = \"spicy\"\n").find("scenarios/x.toml:4: key 'sampling' = \"spicy\""),
+            std::string::npos);
+  EXPECT_NE(error_of("[model]\n").find("needs exactly one of 'path' or 'like'"), std::string::npos);
+  EXPECT_NE(error_of(kModel + "[sweep\n").find("scenarios/x.toml:3:"), std::string::npos);  // TOML syntax
+}
+
+TEST(Scenario, UnsupportedAxisValuesParseButDoNotRun) {
+  const std::string text = kModel + "[sweep]\nbatch = [1, 4]\n";
+  EXPECT_EQ(error_of(text), "");
+  EXPECT_EQ(error_of(text, true), "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (engine runs batch 1)");
+  EXPECT_NE(error_of(kModel + "[sweep]\nkv_type_v = \"q8_0\"\n", true).find("scenarios/x.toml:4: key 'kv_type_v' = \"q8_0\" is not supported yet"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "[sweep]\nkv_cache = [\"on\", \"off\"]\n", true).find("key 'kv_cache' = \"off\" is not supported yet"),
+            std::string::npos);
+  EXPECT_NE(error_of("[model]\nlike = \"llama-135M\"\ntype = \"q8_0\"\n", true).find("scenarios/x.toml:2: key 'like'"),
+            std::string::npos);
+  EXPECT_NE(error_of("trace = \"t.csv\"\n" + kModel, true).find("scenarios/x.toml:1: key 'trace'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pdbench::runner
