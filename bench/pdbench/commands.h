@@ -8,6 +8,7 @@ namespace pdbench::cli {
 void register_generate(CLI::App& app);
 void register_tokenize(CLI::App& app);
 void register_explain(CLI::App& app);
+void register_make_model(CLI::App& app);
 void register_run(CLI::App& app);
 void register_sysinfo(CLI::App& app);
 void register_merge(CLI::App& app);

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   pdbench::cli::register_generate(app);
   pdbench::cli::register_tokenize(app);
   pdbench::cli::register_explain(app);
+  pdbench::cli::register_make_model(app);
   pdbench::cli::register_run(app);
   pdbench::cli::register_sysinfo(app);
   pdbench::cli::register_merge(app);

@@ -1,0 +1,270 @@
+#include "engine/model/synthetic_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <span>
+
+#include "engine/format/gguf_writer.h"
+#include "engine/kernels/quantize.h"
+#include "engine/model/synthetic_vocab.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+// Published hyperparameters (each model's config.json); head size is dim / heads.
+struct Preset {
+  std::string_view name;
+  Architecture arch;
+  size_t dim, n_layers, n_heads, n_kv_heads, ffn_dim, vocab, context_length;
+  float rope_theta, rms_eps;
+  bool tied_output;
+};
+constexpr std::array<Preset, 4> kPresets{{
+    // name           arch                 dim   layers heads kv ffn    vocab   context theta eps    tied
+    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 1536, 49152, 8192, 1e5f, 1e-5f, true},
+    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 4864, 151936, 32768, 1e6f, 1e-6f, true},
+    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 8192, 128256, 131072, 5e5f, 1e-5f, true},
+    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 14336, 128256, 131072, 5e5f, 1e-5f, false},
+}};
+
+// general.file_type is llama.cpp's LLAMA_FTYPE, numbered apart from ggml's types.
+struct TypeRow {
+  TensorType type;
+  uint32_t llama_ftype;
+};
+constexpr std::array<TypeRow, 5> kTypes{{
+    {TensorType::F32, 0},
+    {TensorType::F16, 1},
+    {TensorType::BF16, 32},
+    {TensorType::Q8_0, 7},
+    {TensorType::Q4_0, 2},
+}};
+
+uint32_t llama_ftype(TensorType type) {
+  for (const auto& t : kTypes)
+    if (t.type == type) return t.llama_ftype;
+  return kTypes[0].llama_ftype;  // unreachable: every TensorType has a row
+}
+
+constexpr float kWeightStd = 0.02f;
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// splitmix64's finalizer. Hashing a counter with it makes the generator
+// counter-based: any row's values can be computed alone, in any order.
+constexpr uint64_t mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+
+uint64_t row_key(uint64_t seed, uint64_t tensor, uint64_t row) {
+  return mix64(mix64(mix64(seed) + tensor * kGolden) + row * kGolden);
+}
+
+// Standard normal quantiles at the midpoints of 2^16 equal-probability bins:
+// 16 random bits index a draw from the normal distribution (truncated at 4.3
+// std). Box-Muller's log, sqrt, sin and cos per pair took most of the write time.
+const std::vector<float>& normal_quantiles() {
+  static const std::vector<float> table = [] {
+    constexpr size_t n = size_t{1} << 16;
+    std::vector<float> t(n);
+    for (size_t i = n / 2; i < n; ++i) {
+      const double p = (static_cast<double>(i) + 0.5) / n;
+      double lo = 0, hi = 10;  // bisection on the CDF: it runs once
+      for (int step = 0; step < 48; ++step) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::numbers::sqrt2) < p ? lo : hi) = mid;
+      }
+      t[i] = static_cast<float>(0.5 * (lo + hi));
+      t[n - 1 - i] = -t[i];
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Four draws per 64-bit hash of (row key, position).
+void fill_normal(std::span<float> out, uint64_t key, const std::vector<float>& quantiles, float stddev) {
+  for (size_t i = 0; i < out.size(); i += 4) {
+    uint64_t bits = mix64(key + i * kGolden);
+    for (size_t j = i; j < std::min(i + 4, out.size()); ++j, bits >>= 16) out[j] = stddev * quantiles[bits & 0xffff];
+  }
+}
+
+gguf::GgufWriter::FillRows random_rows(TensorType type, size_t cols, uint64_t seed, uint64_t tensor) {
+  return [=](uint64_t first_row, std::span<std::byte> out) {
+    const std::vector<float>& quantiles = normal_quantiles();
+    const size_t bytes = row_bytes(type, cols);
+    const auto n_rows = static_cast<int64_t>(out.size() / bytes);
+#pragma omp parallel
+    {
+      std::vector<float> row(cols);
+#pragma omp for schedule(static)
+      for (int64_t r = 0; r < n_rows; ++r) {
+        fill_normal(row, row_key(seed, tensor, first_row + static_cast<uint64_t>(r)), quantiles, kWeightStd);
+        quantize_row(type, row.data(), out.data() + static_cast<size_t>(r) * bytes, cols);
+      }
+    }
+  };
+}
+
+gguf::GgufWriter::FillRows constant_rows(float value) {
+  return [value](uint64_t, std::span<std::byte> out) {
+    const std::vector<float> values(out.size() / sizeof(float), value);
+    std::memcpy(out.data(), values.data(), out.size());
+  };
+}
+
+uint32_t u32(size_t v) { return static_cast<uint32_t>(v); }
+
+void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
+  const std::string p = architecture_name(c.arch) + ".";
+  w.set(p + "vocab_size", gguf::Value::u32(u32(c.vocab)));
+  w.set(p + "context_length", gguf::Value::u32(u32(c.context_length)));
+  w.set(p + "embedding_length", gguf::Value::u32(u32(c.dim)));
+  w.set(p + "block_count", gguf::Value::u32(u32(c.n_layers)));
+  w.set(p + "feed_forward_length", gguf::Value::u32(u32(c.ffn_dim)));
+  w.set(p + "attention.head_count", gguf::Value::u32(u32(c.n_heads)));
+  w.set(p + "attention.head_count_kv", gguf::Value::u32(u32(c.n_kv_heads)));
+  if (c.head_dim != c.dim / c.n_heads) {  // readers assume dim / heads otherwise
+    w.set(p + "attention.key_length", gguf::Value::u32(u32(c.head_dim)));
+    w.set(p + "attention.value_length", gguf::Value::u32(u32(c.head_dim)));
+  }
+  w.set(p + "rope.dimension_count", gguf::Value::u32(u32(c.rope_dim)));
+  w.set(p + "rope.freq_base", gguf::Value::f32(c.rope_theta));
+  w.set(p + "attention.layer_norm_rms_epsilon", gguf::Value::f32(c.rms_eps));
+}
+
+void set_tokenizer(gguf::GgufWriter& w, size_t n_vocab) {
+  SyntheticVocab v = synthetic_vocab(n_vocab);
+  w.set("tokenizer.ggml.model", gguf::Value::str("llama"));
+  w.set("tokenizer.ggml.tokens", gguf::Value::strings(std::move(v.pieces)));
+  w.set("tokenizer.ggml.scores", gguf::Value::f32s(v.scores));
+  w.set("tokenizer.ggml.token_type", gguf::Value::i32s(v.types));
+  w.set("tokenizer.ggml.unknown_token_id", gguf::Value::u32(0));
+  w.set("tokenizer.ggml.bos_token_id", gguf::Value::u32(1));
+  w.set("tokenizer.ggml.eos_token_id", gguf::Value::u32(2));
+  w.set("tokenizer.ggml.add_bos_token", gguf::Value::boolean(true));
+  w.set("tokenizer.ggml.add_eos_token", gguf::Value::boolean(false));
+}
+
+// The loader infers QKV bias and RoPE style from the architecture; a spec
+// that disagrees would not read back as written.
+void check_spec(const SyntheticSpec& spec, const std::string& path) {
+  const ModelConfig& c = spec.config;
+  validate(c, path);
+  const bool qwen2 = c.arch == Architecture::Qwen2;
+  if (c.qkv_bias != qwen2 || c.rope_style != (qwen2 ? ref::RopeStyle::Neox : ref::RopeStyle::AdjacentPairs))
+    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: qwen2 files have QKV biases and NeoX "
+                    "RoPE, llama files neither");
+}
+
+}  // namespace
+
+std::vector<std::string> synthetic_model_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+std::vector<std::string> synthetic_type_names() {
+  std::vector<std::string> names;
+  for (const auto& t : kTypes) names.emplace_back(traits(t.type).name);
+  return names;
+}
+
+ModelConfig preset_config(std::string_view like) {
+  for (const auto& p : kPresets) {
+    if (p.name != like) continue;
+    ModelConfig c;
+    c.arch = p.arch;
+    c.dim = p.dim;
+    c.n_layers = p.n_layers;
+    c.n_heads = p.n_heads;
+    c.n_kv_heads = p.n_kv_heads;
+    c.head_dim = p.dim / p.n_heads;
+    c.ffn_dim = p.ffn_dim;
+    c.vocab = p.vocab;
+    c.context_length = p.context_length;
+    c.rope_dim = c.head_dim;
+    c.rope_theta = p.rope_theta;
+    c.rope_style = p.arch == Architecture::Qwen2 ? ref::RopeStyle::Neox : ref::RopeStyle::AdjacentPairs;
+    c.rms_eps = p.rms_eps;
+    c.qkv_bias = p.arch == Architecture::Qwen2;
+    c.tied_output = p.tied_output;
+    return c;
+  }
+  throw Error("unknown model '" + std::string(like) + "' (choices: " + joined(synthetic_model_names()) + ")");
+}
+
+TensorType synthetic_type(std::string_view name) {
+  for (const auto& t : kTypes)
+    if (traits(t.type).name == name) return t.type;
+  throw Error("unknown weight type '" + std::string(name) + "' (choices: " + joined(synthetic_type_names()) + ")");
+}
+
+uint64_t parameter_count(const ModelConfig& c) {
+  const uint64_t d = c.dim, q = c.q_dim(), kv = c.kv_dim();
+  const uint64_t per_layer = 2 * d                     // attention and FFN norms
+                             + d * q + 2 * d * kv + q * d  // Q, K, V, output
+                             + (c.qkv_bias ? q + 2 * kv : 0) + 3 * d * c.ffn_dim;
+  const uint64_t embedding = uint64_t{c.vocab} * d;
+  return embedding + c.n_layers * per_layer + d + (c.tied_output ? 0 : embedding);
+}
+
+void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
+  check_spec(spec, path);
+  const ModelConfig& c = spec.config;
+  const std::string type_name(traits(spec.type).name);
+  gguf::GgufWriter w;
+  w.set("general.architecture", gguf::Value::str(architecture_name(c.arch)));
+  w.set("general.name", gguf::Value::str("synthetic " + spec.like + " " + type_name));
+  w.set("general.file_type", gguf::Value::u32(llama_ftype(spec.type)));
+  w.set("general.quantization_version", gguf::Value::u32(2));  // ggml's, as llama.cpp writes it
+  set_hyperparameters(w, c);
+  set_tokenizer(w, c.vocab);
+
+  // Tensors in llama.cpp's order; the index seeds each one's random stream.
+  uint64_t tensor = 0;
+  const auto matrix = [&](const std::string& name, size_t cols, size_t rows) {
+    w.add_tensor(name, spec.type, {cols, rows}, random_rows(spec.type, cols, spec.seed, tensor++));
+  };
+  const auto vector = [&](const std::string& name, size_t n, float value) {
+    w.add_tensor(name, TensorType::F32, {n}, constant_rows(value));
+    ++tensor;
+  };
+  matrix("token_embd.weight", c.dim, c.vocab);
+  for (size_t i = 0; i < c.n_layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    vector(b + "attn_norm.weight", c.dim, 1.0f);
+    matrix(b + "attn_q.weight", c.dim, c.q_dim());
+    matrix(b + "attn_k.weight", c.dim, c.kv_dim());
+    matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+    if (c.qkv_bias) {
+      vector(b + "attn_q.bias", c.q_dim(), 0.0f);
+      vector(b + "attn_k.bias", c.kv_dim(), 0.0f);
+      vector(b + "attn_v.bias", c.kv_dim(), 0.0f);
+    }
+    matrix(b + "attn_output.weight", c.q_dim(), c.dim);
+    vector(b + "ffn_norm.weight", c.dim, 1.0f);
+    matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
+    matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+    matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
+  }
+  vector("output_norm.weight", c.dim, 1.0f);
+  if (!c.tied_output) matrix("output.weight", c.dim, c.vocab);
+  w.write(path);
+}
+
+}  // namespace pdbench

@@ -1,0 +1,41 @@
+#pragma once
+// GGUF files with random weights and the exact shapes and metadata of
+// published models. Speed does not depend on weight values, so these serve
+// every benchmark without downloading (or licensing) real weights.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/format/tensor_type.h"
+#include "engine/model/config.h"
+
+namespace pdbench {
+
+struct SyntheticSpec {
+  std::string like;  // preset name or a test's label; general.name is "synthetic <like> <type>"
+  ModelConfig config;
+  TensorType type = TensorType::F32;  // of every matrix, the token embedding included
+  uint64_t seed = 0;
+};
+
+// The --like and --type values, in table order.
+std::vector<std::string> synthetic_model_names();
+std::vector<std::string> synthetic_type_names();
+
+// The published hyperparameters of a named model; throws pdbench::Error
+// listing the names when `like` is none of them.
+ModelConfig preset_config(std::string_view like);
+// Throws pdbench::Error listing the names when `name` is not a type name.
+TensorType synthetic_type(std::string_view name);
+
+// Weights plus norms and biases, as model cards count parameters.
+uint64_t parameter_count(const ModelConfig& config);
+
+// Writes the model as llama.cpp names and lays it out: matrices normal with
+// std 0.02 in spec.type, norms 1.0 and biases 0.0 in f32, a synthetic
+// SentencePiece vocabulary. Each row's values depend only on (seed, tensor,
+// row), so the file is the same however it is chunked or threaded.
+void write_synthetic_model(const SyntheticSpec& spec, const std::string& path);
+
+}  // namespace pdbench

@@ -1,0 +1,264 @@
+// Synthetic models: tiny specs written in every type load back with the
+// shapes, metadata and tokenizer they were written with; presets carry the
+// published hyperparameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "engine/format/gguf.h"
+#include "engine/model/synthetic_model.h"
+#include "engine/model/synthetic_vocab.h"
+#include "engine/runtime/generator.h"
+#include "engine/util/error.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr TensorType kAllTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0,
+                                    TensorType::Q4_0};
+
+// A preset's architecture at a size that writes and runs in milliseconds.
+// The qwen2 one has head_dim * heads != dim, so key_length is written too.
+SyntheticSpec tiny_spec(const std::string& like, TensorType type, uint64_t seed = 1) {
+  ModelConfig c = preset_config(like);
+  c.dim = 64;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.head_dim = c.arch == Architecture::Qwen2 ? 32 : 16;
+  c.rope_dim = c.head_dim;
+  c.ffn_dim = 96;
+  c.vocab = 1024;
+  c.context_length = 128;
+  return {"tiny-" + like, c, type, seed};
+}
+
+void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
+  EXPECT_EQ(got.arch, want.arch);
+  EXPECT_EQ(got.dim, want.dim);
+  EXPECT_EQ(got.n_layers, want.n_layers);
+  EXPECT_EQ(got.n_heads, want.n_heads);
+  EXPECT_EQ(got.n_kv_heads, want.n_kv_heads);
+  EXPECT_EQ(got.head_dim, want.head_dim);
+  EXPECT_EQ(got.ffn_dim, want.ffn_dim);
+  EXPECT_EQ(got.vocab, want.vocab);
+  EXPECT_EQ(got.context_length, want.context_length);
+  EXPECT_EQ(got.rope_dim, want.rope_dim);
+  EXPECT_EQ(got.rope_theta, want.rope_theta);
+  EXPECT_EQ(got.rope_style, want.rope_style);
+  EXPECT_EQ(got.rms_eps, want.rms_eps);
+  EXPECT_EQ(got.qkv_bias, want.qkv_bias);
+  EXPECT_EQ(got.tied_output, want.tied_output);
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::span<const float> f32_values(const gguf::GgufFile& f, const std::string& name) {
+  const gguf::TensorInfo& t = f.tensor(name);
+  EXPECT_EQ(t.type, TensorType::F32) << name;
+  return {reinterpret_cast<const float*>(t.data), t.n_elements()};
+}
+
+class Synthetic : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::temp_dir("synthetic"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const SyntheticSpec& spec, const std::string& name) {
+    const std::string path = dir_ + "/" + name + ".gguf";
+    write_synthetic_model(spec, path);
+    return path;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
+  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b"}) {
+    for (const TensorType type : kAllTypes) {
+      const std::string type_name(traits(type).name);
+      SCOPED_TRACE(like + " " + type_name);
+      const SyntheticSpec spec = tiny_spec(like, type);
+      const Model m = Model::load(write(spec, like + "-" + type_name));
+      expect_same_config(m.config(), spec.config);
+      const ModelWeights& w = m.weights();
+      EXPECT_EQ(w.token_embedding.type, type);
+      EXPECT_EQ(w.layers[1].w_down.type, type);
+      EXPECT_EQ(w.output.data, w.token_embedding.data);  // tied
+      EXPECT_EQ(w.layers[0].bq.size(), spec.config.qkv_bias ? spec.config.q_dim() : 0);
+      for (const float b : w.layers[1].bv) EXPECT_EQ(b, 0.0f);
+      for (const float g : w.layers[1].ffn_norm) EXPECT_EQ(g, 1.0f);
+      EXPECT_EQ(m.gguf()->get_string("general.name"), "synthetic tiny-" + like + " " + type_name);
+    }
+  }
+}
+
+TEST_F(Synthetic, FileTypeIsLlamaCppNumbering) {
+  const std::pair<TensorType, uint64_t> expected[] = {
+      {TensorType::F32, 0}, {TensorType::F16, 1}, {TensorType::Q4_0, 2}, {TensorType::Q8_0, 7}, {TensorType::BF16, 32}};
+  for (const auto& [type, ftype] : expected) {
+    const auto f = gguf::GgufFile::open(write(tiny_spec("smollm2-135m", type), "ftype"));
+    EXPECT_EQ(f.get_uint("general.file_type"), ftype) << traits(type).name;
+  }
+}
+
+TEST_F(Synthetic, UntiedOutputIsItsOwnTensor) {
+  SyntheticSpec spec = tiny_spec("llama-3.1-8b", TensorType::Q8_0);
+  ASSERT_FALSE(spec.config.tied_output);
+  const Model m = Model::load(write(spec, "untied"));
+  expect_same_config(m.config(), spec.config);
+  ASSERT_NE(m.gguf()->find_tensor("output.weight"), nullptr);
+  EXPECT_NE(m.weights().output.data, m.weights().token_embedding.data);
+}
+
+TEST_F(Synthetic, TokenizerRoundTripsAndGenerationRuns) {
+  const SyntheticSpec spec = tiny_spec("qwen2.5-0.5b", TensorType::Q4_0);
+  const Engine engine = Engine::load(write(spec, "tok"));
+  const Tokenizer& tok = engine.tokenizer();
+  ASSERT_EQ(tok.n_vocab(), 1024);
+  EXPECT_EQ(tok.bos(), 1);
+  EXPECT_EQ(tok.eos(), 2);
+  for (const std::string text : {"hello world", "Hi, 42 caf\xc3\xa9!\n"}) {
+    const std::vector<int32_t> ids = tok.encode(text, true);
+    ASSERT_FALSE(ids.empty());
+    EXPECT_EQ(ids[0], 1);
+    EXPECT_EQ(tok.decode(ids), text);
+  }
+  // Lower-case words merge into multi-letter pieces.
+  EXPECT_LT(tok.encode("hello world", false).size(), std::string("hello world").size());
+
+  Generator generator(engine, 32);
+  GenerateRequest request;
+  request.prompt = "hello";
+  request.max_new_tokens = 4;
+  request.sampling.temperature = 0.0f;
+  const GenerationResult r = generator.generate(request);
+  EXPECT_FALSE(r.ids.empty());
+  for (const int32_t id : r.ids) {
+    EXPECT_GE(id, 0);
+    EXPECT_LT(id, tok.n_vocab());
+  }
+}
+
+TEST_F(Synthetic, SameSeedSameBytesOtherSeedOtherBytes) {
+  const std::string a = file_bytes(write(tiny_spec("smollm2-135m", TensorType::Q4_0, 7), "a"));
+  const std::string b = file_bytes(write(tiny_spec("smollm2-135m", TensorType::Q4_0, 7), "b"));
+  const std::string c = file_bytes(write(tiny_spec("smollm2-135m", TensorType::Q4_0, 8), "c"));
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), c.size());
+  EXPECT_NE(a, c);
+}
+
+TEST_F(Synthetic, WeightsAreNormalWithStd002) {
+  const auto f = gguf::GgufFile::open(write(tiny_spec("smollm2-135m", TensorType::F32), "std"));
+  for (const std::string name : {"token_embd.weight", "blk.1.ffn_down.weight"}) {
+    SCOPED_TRACE(name);
+    const std::span<const float> w = f32_values(f, name);
+    double sum = 0, sum_sq = 0;
+    size_t beyond_3_std = 0;
+    for (const float x : w) {
+      sum += x;
+      sum_sq += double{x} * x;
+      beyond_3_std += std::abs(x) > 0.06f;
+    }
+    const double n = static_cast<double>(w.size());
+    const double mean = sum / n;
+    EXPECT_NEAR(mean, 0.0, 0.001);
+    EXPECT_NEAR(std::sqrt(sum_sq / n - mean * mean), 0.02, 0.002);
+    // A normal puts 0.27% of its mass beyond 3 std; a uniform would put none.
+    EXPECT_GT(static_cast<double>(beyond_3_std) / n, 0.001);
+    EXPECT_LT(static_cast<double>(beyond_3_std) / n, 0.006);
+  }
+}
+
+TEST(SyntheticPreset, PublishedHyperparameters) {
+  const ModelConfig smol = preset_config("smollm2-135m");
+  EXPECT_EQ(smol.arch, Architecture::Llama);
+  EXPECT_EQ(smol.dim, 576u);
+  EXPECT_EQ(smol.n_layers, 30u);
+  EXPECT_EQ(smol.n_heads, 9u);
+  EXPECT_EQ(smol.n_kv_heads, 3u);
+  EXPECT_EQ(smol.head_dim, 64u);
+  EXPECT_EQ(smol.ffn_dim, 1536u);
+  EXPECT_EQ(smol.vocab, 49152u);
+  EXPECT_EQ(smol.context_length, 8192u);
+  EXPECT_EQ(smol.rope_theta, 100000.0f);
+  EXPECT_TRUE(smol.tied_output);
+
+  const ModelConfig qwen = preset_config("qwen2.5-0.5b");
+  EXPECT_EQ(qwen.arch, Architecture::Qwen2);
+  EXPECT_TRUE(qwen.qkv_bias);
+  EXPECT_EQ(qwen.rope_style, ref::RopeStyle::Neox);
+  EXPECT_EQ(qwen.head_dim, 64u);
+  EXPECT_EQ(qwen.kv_dim(), 128u);
+  EXPECT_EQ(qwen.rms_eps, 1e-6f);
+
+  const ModelConfig llama1b = preset_config("llama-3.2-1b");
+  EXPECT_EQ(llama1b.head_dim, 64u);
+  EXPECT_EQ(llama1b.context_length, 131072u);
+  EXPECT_TRUE(llama1b.tied_output);
+
+  const ModelConfig llama8b = preset_config("llama-3.1-8b");
+  EXPECT_EQ(llama8b.head_dim, 128u);
+  EXPECT_EQ(llama8b.ffn_dim, 14336u);
+  EXPECT_FALSE(llama8b.tied_output);
+}
+
+TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
+  EXPECT_EQ(parameter_count(preset_config("smollm2-135m")), 134'515'008u);
+  EXPECT_EQ(parameter_count(preset_config("qwen2.5-0.5b")), 494'032'768u);
+  EXPECT_EQ(parameter_count(preset_config("llama-3.2-1b")), 1'235'814'400u);
+  EXPECT_EQ(parameter_count(preset_config("llama-3.1-8b")), 8'030'261'248u);
+  for (const auto& name : synthetic_model_names()) EXPECT_NO_THROW(validate(preset_config(name), name));
+}
+
+TEST(SyntheticPreset, UnknownNamesListTheChoices) {
+  try {
+    preset_config("gpt-5");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("smollm2-135m, qwen2.5-0.5b, llama-3.2-1b, llama-3.1-8b"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    synthetic_type("q4_k");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("f32, f16, bf16, q8_0, q4_0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SyntheticVocab, UniquePiecesOfExactSize) {
+  for (const size_t n : {size_t{259}, size_t{260}, size_t{49152}, size_t{151936}}) {
+    const SyntheticVocab v = synthetic_vocab(n);
+    ASSERT_EQ(v.pieces.size(), n);
+    ASSERT_EQ(v.scores.size(), n);
+    ASSERT_EQ(v.types.size(), n);
+    EXPECT_EQ(std::set<std::string>(v.pieces.begin(), v.pieces.end()).size(), n);
+  }
+  const SyntheticVocab v = synthetic_vocab(400);
+  EXPECT_EQ(v.pieces[0], "<unk>");
+  EXPECT_EQ(v.pieces[2], "</s>");
+  EXPECT_EQ(v.pieces[3], "<0x00>");
+  EXPECT_EQ(v.types[3 + 0x0A], 6);
+  EXPECT_EQ(v.pieces[258], "<0xFF>");
+  EXPECT_EQ(v.pieces[259], "\u2581");
+  EXPECT_EQ(v.pieces[260], "a");
+  EXPECT_EQ(v.pieces[286], "\u2581a");
+  EXPECT_GT(v.scores[260], v.scores[286]);
+  EXPECT_THROW(synthetic_vocab(258), Error);
+}
+
+}  // namespace
+}  // namespace pdbench
