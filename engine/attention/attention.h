@@ -17,4 +17,9 @@ struct AttentionShape {
 void attention(const float* q, const KvCache& cache, size_t layer, size_t n_ctx,
                const AttentionShape& shape, float* scores, float* out);
 
+// The same for query head h alone (heads are independent: callers split
+// them across threads).
+void attention_head(const float* q, const KvCache& cache, size_t layer, size_t n_ctx,
+                    const AttentionShape& shape, size_t h, float* scores, float* out);
+
 }  // namespace pdbench::ref

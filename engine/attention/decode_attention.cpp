@@ -1,0 +1,130 @@
+#include "engine/attention/decode_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "engine/attention/decode_kernels.h"
+#include "engine/attention/paged_attention.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+// Positions scored at a time: small enough for a stack buffer and for the
+// chunk's keys and values to stay in L1/L2 while every query head of a GQA
+// group reads them.
+constexpr size_t kChunk = 64;
+
+const decode_detail::DecodeKernels& kernels_of(DecodeIsa isa) {
+  if (!decode_isa_supported(isa))
+    throw Error("decode attention: this CPU lacks " + std::string(decode_isa_name(isa)));
+  return isa == DecodeIsa::Avx512 ? decode_detail::kAvx512DecodeKernels
+                                  : decode_detail::kScalarDecodeKernels;
+}
+
+}  // namespace
+
+bool decode_isa_supported(DecodeIsa isa) {
+  if (isa == DecodeIsa::Scalar) return true;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+}
+
+DecodeIsa best_decode_isa() {
+  static const DecodeIsa best =
+      decode_isa_supported(DecodeIsa::Avx512) ? DecodeIsa::Avx512 : DecodeIsa::Scalar;
+  return best;
+}
+
+std::string_view decode_isa_name(DecodeIsa isa) {
+  return isa == DecodeIsa::Avx512 ? "avx512" : "scalar";
+}
+
+void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
+                       size_t begin, size_t end, const ref::AttentionShape& shape,
+                       AttentionPartial& part, DecodeIsa isa) {
+  check_paged_attention(cache, seq, layer, end, shape);
+  if (begin > end)
+    throw Error("decode attention: range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                ") is reversed");
+  const auto& kernels = kernels_of(isa);
+  const KvCacheConfig& c = cache.config();
+  const KvBlockPool& pool = cache.pool();
+  const auto dot = kernels.dot[static_cast<size_t>(c.k_type)];
+  const auto add = kernels.add[static_cast<size_t>(c.v_type)];
+  const auto table = cache.block_table(seq);
+  const size_t bs = pool.block_tokens();
+  const size_t hd = shape.head_dim;
+  const size_t group = shape.n_heads / shape.n_kv_heads;
+  const float scale = std::sqrt(static_cast<float>(hd));
+
+  part.max.assign(shape.n_heads, -std::numeric_limits<float>::infinity());
+  part.sum.assign(shape.n_heads, 0.0f);
+  part.acc.assign(shape.n_heads * hd, 0.0f);
+  float w[kChunk];
+  for (size_t kv_head = 0; kv_head < shape.n_kv_heads; ++kv_head) {
+    for (size_t pos = begin; pos < end;) {
+      const size_t slot = pos % bs;
+      const size_t n = std::min({bs - slot, end - pos, kChunk});
+      const KvBlockId block = table[pos / bs];
+      const std::byte* keys = pool.keys(block, layer, kv_head) + slot * pool.k_vector_bytes();
+      const std::byte* values = pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes();
+      for (size_t h = kv_head * group; h < (kv_head + 1) * group; ++h) {
+        dot(q + h * hd, keys, n, hd, w);
+        float chunk_max = -std::numeric_limits<float>::infinity();
+        for (size_t t = 0; t < n; ++t) {
+          w[t] /= scale;  // divide, as the reference does
+          chunk_max = std::max(chunk_max, w[t]);
+        }
+        float* acc = &part.acc[h * hd];
+        if (chunk_max > part.max[h]) {  // rescale what came before to the new max
+          const float f = std::exp(part.max[h] - chunk_max);
+          part.sum[h] *= f;
+          for (size_t i = 0; i < hd; ++i) acc[i] *= f;
+          part.max[h] = chunk_max;
+        }
+        part.sum[h] += kernels.exp_sum(w, n, part.max[h]);
+        add(w, values, n, hd, acc);
+      }
+      pos += n;
+    }
+  }
+}
+
+void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
+                     float* out) {
+  const size_t hd = shape.head_dim;
+  for (const AttentionPartial& p : parts)
+    if (p.max.size() != shape.n_heads || p.sum.size() != shape.n_heads ||
+        p.acc.size() != shape.n_heads * hd)
+      throw Error("decode attention: a partial of " + std::to_string(p.max.size()) +
+                  " heads does not match the shape's " + std::to_string(shape.n_heads));
+  for (size_t h = 0; h < shape.n_heads; ++h) {
+    float max = -std::numeric_limits<float>::infinity();
+    for (const AttentionPartial& p : parts) max = std::max(max, p.max[h]);
+    float* oh = out + h * hd;
+    std::fill_n(oh, hd, 0.0f);
+    float sum = 0.0f;
+    for (const AttentionPartial& p : parts) {
+      if (p.sum[h] == 0.0f) continue;  // an empty range
+      const float f = std::exp(p.max[h] - max);
+      sum += p.sum[h] * f;
+      for (size_t i = 0; i < hd; ++i) oh[i] += f * p.acc[h * hd + i];
+    }
+    if (sum == 0.0f) throw Error("decode attention: the partials cover no positions");
+    for (size_t i = 0; i < hd; ++i) oh[i] /= sum;
+  }
+}
+
+void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
+                            size_t n_ctx, const ref::AttentionShape& shape,
+                            AttentionPartial& scratch, float* out, DecodeIsa isa) {
+  attention_partial(q, cache, seq, layer, 0, n_ctx, shape, scratch, isa);
+  merge_attention(std::span(&scratch, 1), shape, out);
+}
+
+}  // namespace pdbench

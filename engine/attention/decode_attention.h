@@ -1,0 +1,58 @@
+#pragma once
+// Fast causal attention of one query position over the paged cache, for
+// decode: dot products straight from the stored K/V (f32, f16, bf16, q8_0;
+// no dequantized copy) and an online softmax, so one pass over a position
+// range yields a partial result. A caller splits a long context into ranges
+// on threads and merges the partials:
+//
+//   std::vector<AttentionPartial> parts(n_threads);
+//   // thread i: attention_partial(q, cache, seq, layer, begin_i, end_i, shape, parts[i]);
+//   merge_attention(parts, shape, out);
+//
+// Versus ref::paged_attention on the same cache the sums are reassociated
+// and exp is a polynomial on AVX-512 (Cephes expf, about 1 ulp): the tests
+// hold the two within 1e-5 of max|v|, and split vs unsplit within 1e-6 of
+// max|v| (the scale of the summed terms; an output can cancel to near 0).
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "engine/attention/attention.h"
+#include "engine/attention/paged_kv_cache.h"
+
+namespace pdbench {
+
+enum class DecodeIsa { Scalar, Avx512 };
+
+// Avx512 when the CPU has AVX-512 F/BW/VL with F16C and FMA, else Scalar.
+DecodeIsa best_decode_isa();
+bool decode_isa_supported(DecodeIsa isa);
+std::string_view decode_isa_name(DecodeIsa isa);
+
+// Softmax state of each query head over a range of positions: scores are
+// q . k / sqrt(head_dim).
+struct AttentionPartial {
+  std::vector<float> max;  // n_heads: the largest score (-inf for no positions)
+  std::vector<float> sum;  // n_heads: sum over positions of exp(score - max)
+  std::vector<float> acc;  // n_heads x head_dim: sum of exp(score - max) * v
+};
+
+// The partial over positions [begin, end) of seq's layer `layer` (end at
+// most its length; begin == end gives an empty partial). `part` is resized.
+// Only reads the cache, so threads may run it at once while nothing writes.
+void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
+                       size_t begin, size_t end, const ref::AttentionShape& shape,
+                       AttentionPartial& part, DecodeIsa isa = best_decode_isa());
+
+// out[h] = the attention output of the union of the partials' ranges.
+void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
+                     float* out);
+
+// One partial over [0, n_ctx) merged into out, on this thread.
+void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
+                            size_t n_ctx, const ref::AttentionShape& shape,
+                            AttentionPartial& scratch, float* out,
+                            DecodeIsa isa = best_decode_isa());
+
+}  // namespace pdbench

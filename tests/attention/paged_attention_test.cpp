@@ -1,0 +1,243 @@
+// Attention over the paged cache: the reference against ref::attention on
+// the contiguous cache (bit-identical in f32), each stored dtype against f32
+// within a bound derived from its rounding, the decode kernels of every ISA
+// against the reference, and split ranges merged against one range.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/attention/attention.h"
+#include "engine/attention/decode_attention.h"
+#include "engine/attention/kv_cache.h"
+#include "engine/attention/paged_attention.h"
+#include "engine/util/error.h"
+#include "engine/util/half.h"
+#include "tests/attention/kv_test_util.h"
+
+namespace pdbench {
+namespace {
+
+constexpr size_t kLayers = 2;
+constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Q8_0};
+// MHA, GQA, and head sizes that exercise the masked tails and q8_0's
+// one-scale-per-vector fallback.
+constexpr ref::AttentionShape kShapes[] = {{4, 2, 64}, {2, 1, 8}, {3, 3, 48}, {4, 1, 128}};
+
+std::string name(const ref::AttentionShape& s) {
+  return std::to_string(s.n_heads) + "/" + std::to_string(s.n_kv_heads) + "x" +
+         std::to_string(s.head_dim);
+}
+
+// The same random K/V (uniform-ish N(0,1)) in a contiguous f32 cache and a
+// paged cache of the given types.
+struct Caches {
+  Caches(const ref::AttentionShape& shape, size_t n_ctx, KvType k_type, KvType v_type,
+         size_t block_tokens = 16)
+      : contiguous(kLayers, shape.n_kv_heads * shape.head_dim, n_ctx),
+        paged(KvCacheConfig{kLayers, shape.n_kv_heads, shape.head_dim, k_type, v_type, block_tokens,
+                            n_ctx + block_tokens, 0}),
+        seq(paged.create_sequence()) {
+    paged.extend(seq, n_ctx);
+    const size_t kv_dim = paged.kv_dim();
+    for (size_t layer = 0; layer < kLayers; ++layer)
+      for (size_t pos = 0; pos < n_ctx; ++pos) {
+        const auto seed = static_cast<uint32_t>(2 * (layer * n_ctx + pos));
+        const auto k = test::random_normal(kv_dim, seed), v = test::random_normal(kv_dim, seed + 1);
+        std::copy(k.begin(), k.end(), contiguous.key(layer, pos));
+        std::copy(v.begin(), v.end(), contiguous.value(layer, pos));
+        paged.write(seq, layer, pos, k.data(), v.data());
+      }
+    contiguous.set_length(n_ctx);
+  }
+  KvCache contiguous;
+  PagedKvCache paged;
+  SequenceId seq;
+};
+
+std::vector<float> query(const ref::AttentionShape& shape, uint32_t seed) {
+  return test::random_normal(shape.n_heads * shape.head_dim, 1000 + seed);
+}
+
+std::vector<float> ref_contiguous(const Caches& c, const float* q, size_t layer, size_t n_ctx,
+                                  const ref::AttentionShape& shape) {
+  std::vector<float> scores(n_ctx), out(shape.n_heads * shape.head_dim);
+  ref::attention(q, c.contiguous, layer, n_ctx, shape, scores.data(), out.data());
+  return out;
+}
+
+std::vector<float> ref_paged(const Caches& c, const float* q, size_t layer, size_t n_ctx,
+                             const ref::AttentionShape& shape) {
+  std::vector<float> scores(n_ctx), out(shape.n_heads * shape.head_dim);
+  ref::paged_attention(q, c.paged, c.seq, layer, n_ctx, shape, scores.data(), out.data());
+  return out;
+}
+
+std::vector<float> decode(const Caches& c, const float* q, size_t layer, size_t n_ctx,
+                          const ref::AttentionShape& shape, DecodeIsa isa) {
+  AttentionPartial scratch;
+  std::vector<float> out(shape.n_heads * shape.head_dim);
+  paged_attention_decode(q, c.paged, c.seq, layer, n_ctx, shape, scratch, out.data(), isa);
+  return out;
+}
+
+std::vector<DecodeIsa> isas() {
+  std::vector<DecodeIsa> all{DecodeIsa::Scalar};
+  if (decode_isa_supported(DecodeIsa::Avx512)) all.push_back(DecodeIsa::Avx512);
+  return all;
+}
+
+// The most storing x[i] as `type` can move it (kv_type.h), with 1e-6 of
+// slack for q8_0's division.
+float element_bound(KvType type, const float* x, size_t head_dim, size_t i) {
+  switch (type) {
+    case KvType::F32:
+      return 0.0f;
+    case KvType::F16:
+      return std::max(std::ldexp(std::abs(x[i]), -11), 0x1p-25f);
+    case KvType::BF16:
+      return std::ldexp(std::abs(x[i]), -8);
+    case KvType::Q8_0:
+      break;
+  }
+  const size_t group = kv_q8_group(head_dim), first = i / group * group;
+  float amax = 0.0f;
+  for (size_t j = first; j < first + group; ++j) amax = std::max(amax, std::abs(x[j]));
+  return fp16_to_f32(f32_to_fp16(amax / 127.0f)) / 2 * (1 + 1e-6f);
+}
+
+// Per query head: how far stored K/V can move the output. A key error moves
+// a score by at most delta = sum_i |q_i| dk_i / sqrt(head_dim), so each
+// softmax weight by a factor within e^(+-2 delta), the weights in total by
+// e^(2 delta) - 1; then |out' - out| <= max dv + (e^(2 delta) - 1) max|v|.
+// 1e-5 max|v| more covers f32 rounding.
+std::vector<float> output_bounds(const Caches& c, const float* q, size_t layer, size_t n_ctx,
+                                 const ref::AttentionShape& shape) {
+  const KvCacheConfig& cfg = c.paged.config();
+  const size_t hd = shape.head_dim, group = shape.n_heads / shape.n_kv_heads;
+  std::vector<float> bounds;
+  for (size_t h = 0; h < shape.n_heads; ++h) {
+    const size_t off = h / group * hd;
+    float delta = 0.0f, dv = 0.0f, vmax = 0.0f;
+    for (size_t t = 0; t < n_ctx; ++t) {
+      const float* k = c.contiguous.key(layer, t) + off;
+      const float* v = c.contiguous.value(layer, t) + off;
+      float d = 0.0f;
+      for (size_t i = 0; i < hd; ++i) {
+        d += std::abs(q[h * hd + i]) * element_bound(cfg.k_type, k, hd, i);
+        dv = std::max(dv, element_bound(cfg.v_type, v, hd, i));
+        vmax = std::max(vmax, std::abs(v[i]));
+      }
+      delta = std::max(delta, d / std::sqrt(static_cast<float>(hd)));
+    }
+    bounds.push_back(dv + std::expm1(2 * delta) * vmax + 1e-5f * vmax);
+  }
+  return bounds;
+}
+
+TEST(PagedAttention, F32MatchesContiguousBitForBit) {
+  for (const auto& shape : kShapes)
+    for (size_t block_tokens : {16u, 7u, 1u}) {
+      const Caches c(shape, 50, KvType::F32, KvType::F32, block_tokens);
+      for (size_t n_ctx : {1u, 7u, 16u, 17u, 50u})
+        for (size_t layer = 0; layer < kLayers; ++layer) {
+          const auto q = query(shape, static_cast<uint32_t>(n_ctx));
+          EXPECT_EQ(ref_paged(c, q.data(), layer, n_ctx, shape),
+                    ref_contiguous(c, q.data(), layer, n_ctx, shape))
+              << name(shape) << " block " << block_tokens << " n_ctx " << n_ctx;
+        }
+    }
+}
+
+TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
+  for (const auto& shape : kShapes)
+    for (KvType k_type : kTypes)
+      for (KvType v_type : kTypes) {
+        const size_t n_ctx = 75;
+        const Caches c(shape, n_ctx, k_type, v_type);
+        const auto q = query(shape, 3);
+        const auto exact = ref_contiguous(c, q.data(), 1, n_ctx, shape);
+        const auto bounds = output_bounds(c, q.data(), 1, n_ctx, shape);
+        std::vector<std::vector<float>> outputs{ref_paged(c, q.data(), 1, n_ctx, shape)};
+        for (DecodeIsa isa : isas()) outputs.push_back(decode(c, q.data(), 1, n_ctx, shape, isa));
+        for (const auto& out : outputs)
+          for (size_t i = 0; i < out.size(); ++i)
+            ASSERT_LE(std::abs(out[i] - exact[i]), bounds[i / shape.head_dim])
+                << name(shape) << " K " << kv_type_name(k_type) << " V " << kv_type_name(v_type)
+                << " element " << i;
+      }
+}
+
+TEST(PagedAttention, DecodeKernelsMatchTheReference) {
+  for (const auto& shape : kShapes)
+    for (KvType type : kTypes) {
+      const size_t n_ctx = 150;  // several 64-position chunks and a partial block
+      const Caches c(shape, n_ctx, type, type);
+      for (size_t n : {1u, 16u, 33u, 150u}) {
+        const auto q = query(shape, static_cast<uint32_t>(n));
+        const auto expected = ref_paged(c, q.data(), 0, n, shape);
+        const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
+        for (DecodeIsa isa : isas()) {
+          const auto out = decode(c, q.data(), 0, n, shape, isa);
+          for (size_t i = 0; i < out.size(); ++i)
+            ASSERT_NEAR(out[i], expected[i], 1e-5f * vmax)
+                << name(shape) << " " << kv_type_name(type) << " " << decode_isa_name(isa) << " n "
+                << n;
+        }
+      }
+    }
+}
+
+// Within 1e-6 of max|v|, the scale of every term the outputs sum: an output
+// element can cancel to near zero, so relative to itself is no bound.
+TEST(PagedAttention, SplitRangesMergeToTheUnsplitResult) {
+  const ref::AttentionShape shape{4, 2, 64};
+  const size_t n_ctx = 1000;
+  const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
+  for (KvType type : {KvType::F32, KvType::Q8_0}) {
+    const Caches c(shape, n_ctx, type, type);
+    const auto q = query(shape, 9);
+    for (DecodeIsa isa : isas()) {
+      const auto whole = decode(c, q.data(), 1, n_ctx, shape, isa);
+      // Uneven ranges, one not block-aligned and one empty, as threads get them.
+      const size_t cuts[] = {0, 37, 37, 600, 1000};
+      std::vector<AttentionPartial> parts(4);
+      for (size_t i = 0; i < parts.size(); ++i)
+        attention_partial(q.data(), c.paged, c.seq, 1, cuts[i], cuts[i + 1], shape, parts[i], isa);
+      std::vector<float> merged(whole.size());
+      merge_attention(parts, shape, merged.data());
+      for (size_t i = 0; i < whole.size(); ++i)
+        ASSERT_NEAR(merged[i], whole[i], 1e-6f * vmax)
+            << kv_type_name(type) << " " << decode_isa_name(isa);
+    }
+  }
+}
+
+TEST(PagedAttention, BadArgumentsAreErrors) {
+  const ref::AttentionShape shape{4, 2, 64};
+  const Caches c(shape, 20, KvType::F32, KvType::F32);
+  const auto q = query(shape, 0);
+  std::vector<float> scores(40), out(q.size());
+  EXPECT_THROW(
+      ref::paged_attention(q.data(), c.paged, c.seq, 0, 21, shape, scores.data(), out.data()),
+      Error);  // past the sequence
+  EXPECT_THROW(
+      ref::paged_attention(q.data(), c.paged, c.seq, 0, 0, shape, scores.data(), out.data()),
+      Error);
+  EXPECT_THROW(
+      ref::paged_attention(q.data(), c.paged, c.seq, 2, 20, shape, scores.data(), out.data()),
+      Error);  // no layer 2
+  const ref::AttentionShape wrong{4, 4, 32};
+  AttentionPartial part;
+  EXPECT_THROW(attention_partial(q.data(), c.paged, c.seq, 0, 0, 20, wrong, part), Error);
+  EXPECT_THROW(attention_partial(q.data(), c.paged, c.seq, 0, 10, 5, shape, part), Error);
+  attention_partial(q.data(), c.paged, c.seq, 0, 5, 5, shape, part);  // empty is fine alone...
+  EXPECT_THROW(merge_attention(std::span(&part, 1), shape, out.data()),
+               Error);  // ...but not merged alone
+}
+
+}  // namespace
+}  // namespace pdbench
