@@ -1,0 +1,141 @@
+#include "engine/kernels/gemv.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "engine/kernels/gemv_isa.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+using gemv_detail::GemvKernels;
+
+const GemvKernels& kernels_of(GemvIsa isa) {
+  switch (isa) {
+    case GemvIsa::Avx512:
+      return gemv_detail::kAvx512Kernels;
+    case GemvIsa::Avx2:
+      return gemv_detail::kAvx2Kernels;
+    case GemvIsa::Scalar:
+      break;
+  }
+  return gemv_detail::kScalarKernels;
+}
+
+GemvIsa best_supported_isa() {
+  if (gemv_isa_supported(GemvIsa::Avx512)) return GemvIsa::Avx512;
+  if (gemv_isa_supported(GemvIsa::Avx2)) return GemvIsa::Avx2;
+  return GemvIsa::Scalar;
+}
+
+GemvIsa select_isa() {
+  const GemvIsa best = best_supported_isa();
+  const char* forced = std::getenv("PDBENCH_ISA");
+  if (forced == nullptr || *forced == '\0') return best;
+  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
+    if (gemv_isa_name(isa) == forced) return std::min(isa, best);
+  throw Error(std::string("PDBENCH_ISA=") + forced + ": expected scalar, avx2 or avx512");
+}
+
+bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
+
+}  // namespace
+
+std::string_view gemv_isa_name(GemvIsa isa) {
+  switch (isa) {
+    case GemvIsa::Avx512:
+      return "avx512";
+    case GemvIsa::Avx2:
+      return "avx2";
+    case GemvIsa::Scalar:
+      break;
+  }
+  return "scalar";
+}
+
+bool gemv_isa_supported(GemvIsa isa) {
+  switch (isa) {
+    case GemvIsa::Avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
+             __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    case GemvIsa::Avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
+    case GemvIsa::Scalar:
+      break;
+  }
+  return true;
+}
+
+GemvIsa gemv_isa() {
+  static const GemvIsa isa = select_isa();
+  return isa;
+}
+
+void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act,
+                  GemvIsa isa) {
+  act.weight_type = weight_type;
+  act.cols = cols;
+  act.f32 = nullptr;
+  act.q8.clear();
+  if (!is_quantized(weight_type)) {
+    act.f32 = x;
+    return;
+  }
+  if (cols % 32 != 0)
+    throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of 32");
+  act.q8.resize(cols / 32);
+  kernels_of(isa).quantize_activation(x, act.q8.data(), cols / 32);
+}
+
+void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
+               int64_t row_end, GemvIsa isa) {
+  if (act.weight_type != w.type || act.cols != static_cast<size_t>(w.cols))
+    throw Error("gemv_rows: activation prepared for " +
+                std::string(traits(act.weight_type).name) + " x " + std::to_string(act.cols) +
+                ", weights are " + std::string(traits(w.type).name) + " x " +
+                std::to_string(w.cols));
+  if (row_begin >= row_end) return;
+  const GemvKernels& k = kernels_of(isa);
+  const std::byte* first = w.row(row_begin);
+  const size_t stride = w.row_stride();
+  const auto cols = static_cast<size_t>(w.cols);
+  const auto n = static_cast<size_t>(row_end - row_begin);
+  float* out = y + row_begin;
+  switch (w.type) {
+    case TensorType::F32:
+      return k.f32(first, stride, cols, act.f32, out, n);
+    case TensorType::F16:
+      return k.f16(first, stride, cols, act.f32, out, n);
+    case TensorType::BF16:
+      return k.bf16(first, stride, cols, act.f32, out, n);
+    case TensorType::Q8_0:
+      return k.q8_0(first, stride, cols, act.q8.data(), out, n);
+    case TensorType::Q4_0:
+      return k.q4_0(first, stride, cols, act.q8.data(), out, n);
+  }
+}
+
+RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads) {
+  return {rows * thread / n_threads, rows * (thread + 1) / n_threads};
+}
+
+float read_sum(const float* data, size_t n, GemvIsa isa) { return kernels_of(isa).read_sum(data, n); }
+
+void gemv(const MatrixView& w, const float* x, float* y, GemvIsa isa) {
+  GemvActivation act;
+  gemv_prepare(w.type, x, static_cast<size_t>(w.cols), act, isa);
+#pragma omp parallel
+  {
+    const RowRange mine = gemv_thread_rows(w.rows, omp_get_thread_num(), omp_get_num_threads());
+    gemv_rows(w, act, y, mine.begin, mine.end, isa);
+  }
+}
+
+}  // namespace pdbench

@@ -1,0 +1,93 @@
+#pragma once
+// Decode matrix-vector products: y[r] = dot(row r of w, x) for one token, the
+// memory-bound hot path of decoding. One kernel per weight format and ISA,
+// chosen once at startup (see gemv_isa()); the scalar kernels are the
+// reference the SIMD ones are tested against.
+//
+// Use: prepare x once per matmul (Q8_0/Q4_0 quantize it into BlockQ8Act), then
+// let each thread of the caller's parallel region compute its own rows:
+//
+//   GemvActivation act;                      // reused across decode steps
+//   #pragma omp single
+//   gemv_prepare(w.type, x, w.cols, act);
+//   const RowRange mine = gemv_thread_rows(w.rows, omp_get_thread_num(), omp_get_num_threads());
+//   gemv_rows(w, act, y, mine.begin, mine.end);
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "engine/kernels/matrix_view.h"
+
+namespace pdbench {
+
+enum class GemvIsa : uint8_t {
+  Scalar,  // plain C++: the reference
+  Avx2,    // AVX2 + FMA + F16C
+  Avx512,  // AVX-512 F/BW/VL + VNNI + F16C/FMA
+};
+
+// "scalar", "avx2", "avx512": the PDBENCH_ISA spellings, for sysinfo and fingerprints.
+std::string_view gemv_isa_name(GemvIsa isa);
+
+// Whether this CPU runs the kernels of `isa`.
+bool gemv_isa_supported(GemvIsa isa);
+
+// The ISA every call without an explicit one uses, selected on first call:
+// the best this CPU supports, or the one PDBENCH_ISA names when that is lower
+// (a higher one than the CPU has falls back to the best supported). Throws
+// Error on an unknown PDBENCH_ISA value.
+GemvIsa gemv_isa();
+
+// One 32-element block of an activation quantized for the integer kernels,
+// like ggml's q8_1: x[j] ~= d * qs[j], |qs[j]| <= 127 (never -128, which the
+// Q8_0 kernels' sign trick relies on), and sum = sum of qs for Q4_0's
+// offset of 8. The scale stays f32 (ggml rounds it to f16) so the activation
+// error is only the rounding of qs.
+struct BlockQ8Act {
+  float d;
+  int32_t sum;
+  int8_t qs[32];
+};
+static_assert(sizeof(BlockQ8Act) == 40, "BlockQ8Act is 4 + 4 + 32 bytes, unpadded");
+
+// x in the form the kernels of one weight format read.
+struct GemvActivation {
+  TensorType weight_type = TensorType::F32;  // the format it was prepared for
+  size_t cols = 0;
+  const float* f32 = nullptr;   // F32/F16/BF16: x itself, which the caller keeps alive
+  std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
+};
+
+// Prepares x (cols long) for weights of `weight_type`; call once per matmul.
+// Reuses act's storage, so a decode loop that keeps one act allocates once.
+// Every ISA quantizes to the same bits.
+void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act,
+                  GemvIsa isa = gemv_isa());
+
+// y[r] = dot(row r of w, x) for r in [row_begin, row_end); y is indexed by the
+// absolute row, so threads writing disjoint ranges share one y. Throws Error
+// when act was prepared for another format or width.
+void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
+               int64_t row_end, GemvIsa isa = gemv_isa());
+
+struct RowRange {
+  int64_t begin;
+  int64_t end;
+};
+
+// Rows [begin, end) of `rows` that thread `thread` of `n_threads` computes:
+// contiguous (one sequential stream per thread, which the hardware
+// prefetcher follows) and balanced to within one row.
+RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads);
+
+// Sum of n floats, each read once with the ISA's widest loads and as many
+// accumulators as the gemv kernels: the memory-read roofline their bytes/s
+// are measured against (micro-benchmarks, sysinfo).
+float read_sum(const float* data, size_t n, GemvIsa isa = gemv_isa());
+
+// Convenience for tests and benchmarks: prepares x and computes every row in
+// one OpenMP parallel region of its own.
+void gemv(const MatrixView& w, const float* x, float* y, GemvIsa isa = gemv_isa());
+
+}  // namespace pdbench

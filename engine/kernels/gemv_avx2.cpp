@@ -1,0 +1,175 @@
+// gemv kernels for AVX2 + FMA + F16C, 8 f32 lanes. The only file built with
+// -mavx2 -mfma -mf16c (engine/kernels/CMakeLists.txt); see gemv_isa.h for why
+// it keeps to raw pointers and intrinsics.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/gemv_isa.h"
+
+namespace pdbench::gemv_detail {
+
+namespace {
+
+// Software prefetch this far ahead of the loads, as in gemv_avx512.cpp
+// (where the measurements are).
+constexpr size_t kPrefetchBytes = 4096;
+
+// Prefetches the cache lines of [p, p + bytes) kPrefetchBytes ahead.
+void prefetch_ahead(const void* p, size_t bytes) {
+  for (size_t line = 0; line < bytes; line += 64)
+    _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes + line, _MM_HINT_T0);
+}
+
+float hsum(__m256 v) {
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+float f16_scale(const std::byte* block) {
+  uint16_t h;
+  std::memcpy(&h, block, sizeof(h));
+  return _cvtsh_ss(h);
+}
+
+// Loaders: 8 stored elements to f32, and one for the scalar tail.
+struct F32 {
+  static constexpr size_t kBytes = 4;
+  static __m256 load8(const std::byte* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
+  static float load1(const std::byte* p) {
+    float v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  }
+};
+struct F16 {
+  static constexpr size_t kBytes = 2;
+  static __m256 load8(const std::byte* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static float load1(const std::byte* p) { return f16_scale(p); }
+};
+// bf16 is the top half of an f32: widen and shift left by 16.
+struct BF16 {
+  static constexpr size_t kBytes = 2;
+  static __m256 load8(const std::byte* p) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+  }
+  static float load1(const std::byte* p) {
+    uint16_t h;
+    std::memcpy(&h, p, sizeof(h));
+    const uint32_t bits = static_cast<uint32_t>(h) << 16;
+    float v;
+    std::memcpy(&v, &bits, sizeof(v));
+    return v;
+  }
+};
+
+// Four accumulators: FMA latency 4 x 2 ports wants 8 in flight for peak, but
+// 4 already retire 32 elements per 4 cycles, above what memory delivers.
+template <typename Stored>
+void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
+                size_t n_rows) {
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+    size_t c = 0;
+    for (; c + 32 <= cols; c += 32) {
+      prefetch_ahead(row + c * Stored::kBytes, 32 * Stored::kBytes);
+      acc0 = _mm256_fmadd_ps(Stored::load8(row + c * Stored::kBytes), _mm256_loadu_ps(x + c), acc0);
+      acc1 = _mm256_fmadd_ps(Stored::load8(row + (c + 8) * Stored::kBytes), _mm256_loadu_ps(x + c + 8), acc1);
+      acc2 = _mm256_fmadd_ps(Stored::load8(row + (c + 16) * Stored::kBytes), _mm256_loadu_ps(x + c + 16), acc2);
+      acc3 = _mm256_fmadd_ps(Stored::load8(row + (c + 24) * Stored::kBytes), _mm256_loadu_ps(x + c + 24), acc3);
+    }
+    for (; c + 8 <= cols; c += 8)
+      acc0 = _mm256_fmadd_ps(Stored::load8(row + c * Stored::kBytes), _mm256_loadu_ps(x + c), acc0);
+    float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+    for (; c < cols; ++c) sum += Stored::load1(row + c * Stored::kBytes) * x[c];
+    y[r] = sum;
+  }
+}
+
+// maddubs multiplies u8 by s8 and adds pairs into s16; madd with ones then
+// adds pairs of those into s32: the 32-lane byte dot product in 8 s32 lanes.
+__m256i dot_u8_s8(__m256i u, __m256i s) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+
+// s8 x s8 by the sign trick: |w| as u8 times x with w's sign. Exact for every
+// w in [-128, 127] (|-128| = 128 as u8) because x is never -128; a pair sums
+// to at most 2 * 128 * 127 = 32512, inside maddubs's s16 saturation.
+__m256 q8_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+  const __m256i dot = dot_u8_s8(_mm256_sign_epi8(q, q), _mm256_sign_epi8(xq, q));
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+}
+
+// Q4_0 nibbles are u8 in [0, 15], so maddubs takes them as they are (pairs
+// reach 2 * 15 * 127, far from saturating) and the offset of 8 is taken off
+// afterwards: sum (q - 8) x = sum q x - 8 sum x, as -sum x in each of 8 lanes.
+__m256 q4_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
+  // Weights 0..15 are the low nibbles, 16..31 the high ones.
+  const __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
+                                     _mm256_set1_epi8(0x0f));
+  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(q, xq), _mm256_set1_epi32(x.sum));
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+}
+
+// Two blocks per step into two accumulators, so consecutive blocks' FMAs do
+// not wait on each other.
+template <typename Block, __m256 (*BlockDot)(const std::byte*, const BlockQ8Act&, __m256)>
+void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
+                size_t n_rows) {
+  const size_t n_blocks = cols / 32;
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= n_blocks; b += 2) {
+      prefetch_ahead(row + b * sizeof(Block), 2 * sizeof(Block));
+      acc0 = BlockDot(row + b * sizeof(Block), x[b], acc0);
+      acc1 = BlockDot(row + (b + 1) * sizeof(Block), x[b + 1], acc1);
+    }
+    if (b < n_blocks) acc0 = BlockDot(row + b * sizeof(Block), x[b], acc0);
+    y[r] = hsum(_mm256_add_ps(acc0, acc1));
+  }
+}
+
+float read_sum(const float* data, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    prefetch_ahead(data + i, 32 * sizeof(float));
+    acc0 = _mm256_add_ps(acc0, _mm256_loadu_ps(data + i));
+    acc1 = _mm256_add_ps(acc1, _mm256_loadu_ps(data + i + 8));
+    acc2 = _mm256_add_ps(acc2, _mm256_loadu_ps(data + i + 16));
+    acc3 = _mm256_add_ps(acc3, _mm256_loadu_ps(data + i + 24));
+  }
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+  for (; i < n; ++i) sum += data[i];
+  return sum;
+}
+
+}  // namespace
+
+// The activation is a few thousand floats per matmul; the scalar quantizer
+// serves AVX2 machines (AVX-512 ones have their own).
+const GemvKernels kAvx2Kernels{
+    .quantize_activation = quantize_activation_scalar,
+    .f32 = gemv_float<F32>,
+    .f16 = gemv_float<F16>,
+    .bf16 = gemv_float<BF16>,
+    .q8_0 = gemv_quant<BlockQ8_0, q8_0_block>,
+    .q4_0 = gemv_quant<BlockQ4_0, q4_0_block>,
+    .read_sum = read_sum,
+};
+
+}  // namespace pdbench::gemv_detail

@@ -1,0 +1,247 @@
+// gemv kernels for AVX-512 F/BW/VL + VNNI (+ FMA, F16C), 16 f32 lanes. The
+// only file built with the AVX-512 flags (engine/kernels/CMakeLists.txt); see
+// gemv_isa.h for why it keeps to raw pointers and intrinsics.
+
+// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own
+// _mm512_undefined_* (GCC bug 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/gemv_isa.h"
+
+namespace pdbench::gemv_detail {
+
+namespace {
+
+// Software prefetch this far ahead of the loads. The hardware prefetcher
+// alone leaves one core well short of the bandwidth: measured at 8192 x 2048,
+// 1 thread, GB/s for none / 512 / 1024 / 2048 / 4096 bytes ahead:
+// bf16 8.1 / 8.8 / 9.3 / 9.9 / 10.5, q8_0 6.9 / 8.2 / 8.8 / 9.3 / 10.3,
+// q4_0 5.4 / 6.2 / 7.1 / 7.2 / 7.5. Rows are contiguous, so running past a
+// row's end prefetches the next row, which is what comes next.
+constexpr size_t kPrefetchBytes = 4096;
+
+// Prefetches the cache lines of [p, p + bytes) kPrefetchBytes ahead.
+void prefetch_ahead(const void* p, size_t bytes) {
+  for (size_t line = 0; line < bytes; line += 64)
+    _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes + line, _MM_HINT_T0);
+}
+
+float f16_scale(const std::byte* block) {
+  uint16_t h;
+  std::memcpy(&h, block, sizeof(h));
+  return _cvtsh_ss(h);
+}
+
+// Loaders: 16 stored elements to f32, and the first `count` of 16 (masked
+// load, so the tail of an odd-width row reads nothing past its end).
+struct F32 {
+  static constexpr size_t kBytes = 4;
+  static __m512 load16(const std::byte* p) { return _mm512_loadu_ps(p); }
+  static __m512 load_first(const std::byte* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+};
+struct F16 {
+  static constexpr size_t kBytes = 2;
+  static __m512 load16(const std::byte* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static __m512 load_first(const std::byte* p, __mmask16 m) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+  }
+};
+// bf16 is the top half of an f32: widen and shift left by 16, exact, so x
+// stays f32 and bf16 has the f32 error bound. The alternative, vdpbf16ps on
+// x rounded to bf16 once per matmul (adding up to 2^-9 sum|w||x| of error),
+// measured faster without software prefetch (8192 x 2048, 1 / 2 threads:
+// 9.5 / 19.0 GB/s against 8.3 / 16.0 here); with the prefetch this reaches
+// 9.4 / 17.5, and vdpbf16ps with prefetch is not yet measured on a quiet
+// machine: redo that comparison before switching.
+struct BF16 {
+  static constexpr size_t kBytes = 2;
+  static __m512 widen(__m256i h) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  static __m512 load16(const std::byte* p) {
+    return widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static __m512 load_first(const std::byte* p, __mmask16 m) {
+    return widen(_mm256_maskz_loadu_epi16(m, p));
+  }
+};
+
+// Four accumulators: FMA latency 4 x 2 ports wants 8 in flight for peak, but
+// 4 already retire 64 elements per 4 cycles, well above what memory delivers.
+template <typename Stored>
+void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
+                size_t n_rows) {
+  constexpr size_t kB = Stored::kBytes;
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    __m512 acc2 = _mm512_setzero_ps(), acc3 = _mm512_setzero_ps();
+    size_t c = 0;
+    for (; c + 64 <= cols; c += 64) {
+      prefetch_ahead(row + c * kB, 64 * kB);
+      acc0 = _mm512_fmadd_ps(Stored::load16(row + c * kB), _mm512_loadu_ps(x + c), acc0);
+      acc1 = _mm512_fmadd_ps(Stored::load16(row + (c + 16) * kB), _mm512_loadu_ps(x + c + 16), acc1);
+      acc2 = _mm512_fmadd_ps(Stored::load16(row + (c + 32) * kB), _mm512_loadu_ps(x + c + 32), acc2);
+      acc3 = _mm512_fmadd_ps(Stored::load16(row + (c + 48) * kB), _mm512_loadu_ps(x + c + 48), acc3);
+    }
+    for (; c + 16 <= cols; c += 16)
+      acc0 = _mm512_fmadd_ps(Stored::load16(row + c * kB), _mm512_loadu_ps(x + c), acc0);
+    if (c < cols) {
+      const auto first = static_cast<__mmask16>((1u << (cols - c)) - 1);
+      acc1 = _mm512_fmadd_ps(Stored::load_first(row + c * kB, first),
+                             _mm512_maskz_loadu_ps(first, x + c), acc1);
+    }
+    y[r] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
+  }
+}
+
+__m512i load_two(const void* lo, const void* hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(static_cast<const __m256i*>(lo))),
+                            _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
+}
+
+// Scales of two blocks whose dot products sit in lanes 0-7 and 8-15.
+__m512 two_scales(float lo, float hi) {
+  return _mm512_mask_mov_ps(_mm512_set1_ps(lo), 0xff00, _mm512_set1_ps(hi));
+}
+
+// One block on the 256-bit half of the unit, for an odd block count.
+__m512 widen_block(__m256i dot, float scale) {
+  return _mm512_zextps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(scale)));
+}
+
+// vpdpbusd multiplies u8 by s8. Q8_0 is s8 x s8, so the sign trick: |w| as
+// u8 times x with w's sign (x negated where w < 0, by a masked subtract).
+// Exact for every w in [-128, 127] (|-128| = 128 as u8) because x is never
+// -128. The alternative, an offset ((x + 128) as u8 times w, minus 128 sum w),
+// needs sum w of every weight block: a second vpdpbusd per row and block.
+__m512i dot_q8_0(__m512i q, __m512i xq) {
+  const __m512i x_signed = _mm512_mask_sub_epi8(xq, _mm512_movepi8_mask(q), _mm512_setzero_si512(), xq);
+  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(q), x_signed);
+}
+
+// Two blocks per zmm (32 bytes each), lanes 0-7 the first block's partial sums.
+__m512 q8_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
+  const __m512i q = load_two(block + 2, block + sizeof(BlockQ8_0) + 2);
+  const __m512i dot = dot_q8_0(q, load_two(x[0].qs, x[1].qs));
+  const __m512 scale = two_scales(f16_scale(block) * x[0].d, f16_scale(block + sizeof(BlockQ8_0)) * x[1].d);
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
+}
+
+__m512 q8_0_single(const std::byte* block, const BlockQ8Act& x) {
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+  const __m256i x_signed = _mm256_mask_sub_epi8(xq, _mm256_movepi8_mask(q), _mm256_setzero_si256(), xq);
+  const __m256i dot = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(q), x_signed);
+  return widen_block(dot, f16_scale(block) * x.d);
+}
+
+// Q4_0 nibbles are u8 in [0, 15], so vpdpbusd takes them as they are; the
+// offset of 8 comes in through the accumulator's start value: -sum x in each
+// of a block's 8 lanes is -8 sum x, and sum (q - 8) x = sum q x - 8 sum x.
+// Two blocks' 16 packed bytes go to 128-bit lanes [b0, b0, b1, b1]; lanes 1
+// and 3 shift right by 4, so after masking the nibbles the weights are in
+// order: b0's 0..15 (low nibbles), b0's 16..31 (high), then b1's.
+__m512 q4_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
+  const __m256i packed = _mm256_set_m128i(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + sizeof(BlockQ4_0) + 2)),
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2)));
+  const __m512i spread = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 0, 1, 2, 3, 2, 3),
+                                                  _mm512_castsi256_si512(packed));
+  const __m512i q = _mm512_and_si512(_mm512_mask_srli_epi16(spread, 0xff00ff00, spread, 4),
+                                     _mm512_set1_epi8(0x0f));
+  const __m512i offset = _mm512_mask_set1_epi32(_mm512_set1_epi32(-x[0].sum), 0xff00, -x[1].sum);
+  const __m512i dot = _mm512_dpbusd_epi32(offset, q, load_two(x[0].qs, x[1].qs));
+  const __m512 scale = two_scales(f16_scale(block) * x[0].d, f16_scale(block + sizeof(BlockQ4_0)) * x[1].d);
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
+}
+
+__m512 q4_0_single(const std::byte* block, const BlockQ8Act& x) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
+  const __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
+                                     _mm256_set1_epi8(0x0f));
+  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+  return widen_block(_mm256_dpbusd_epi32(_mm256_set1_epi32(-x.sum), q, xq), f16_scale(block) * x.d);
+}
+
+// Four blocks per step into two accumulators, so consecutive pairs' FMAs do
+// not wait on each other.
+template <typename Block, __m512 (*Pair)(const std::byte*, const BlockQ8Act*, __m512),
+          __m512 (*Single)(const std::byte*, const BlockQ8Act&)>
+void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
+                size_t n_rows) {
+  const size_t n_blocks = cols / 32;
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    size_t b = 0;
+    for (; b + 4 <= n_blocks; b += 4) {
+      prefetch_ahead(row + b * sizeof(Block), 4 * sizeof(Block));
+      acc0 = Pair(row + b * sizeof(Block), x + b, acc0);
+      acc1 = Pair(row + (b + 2) * sizeof(Block), x + b + 2, acc1);
+    }
+    if (b + 2 <= n_blocks) {
+      acc0 = Pair(row + b * sizeof(Block), x + b, acc0);
+      b += 2;
+    }
+    if (b < n_blocks) acc1 = _mm512_add_ps(acc1, Single(row + b * sizeof(Block), x[b]));
+    y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+  }
+}
+
+// One block per step: max|x| over two zmm, then vcvtps2dq (round to nearest
+// even under the default MXCSR) and vpmovdb. Bit-identical to the scalar
+// quantizer: same division, same products, same rounding.
+void quantize_activation(const float* x, BlockQ8Act* out, size_t n_blocks) {
+  for (size_t b = 0; b < n_blocks; ++b, x += 32) {
+    const __m512 lo = _mm512_loadu_ps(x), hi = _mm512_loadu_ps(x + 16);
+    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
+    BlockQ8Act& block = out[b];
+    block.d = amax / 127.0f;
+    const __m512 inverse = _mm512_set1_ps(block.d != 0.0f ? 1.0f / block.d : 0.0f);
+    const __m512i q_lo = _mm512_cvtps_epi32(_mm512_mul_ps(lo, inverse));
+    const __m512i q_hi = _mm512_cvtps_epi32(_mm512_mul_ps(hi, inverse));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(block.qs), _mm512_cvtepi32_epi8(q_lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(block.qs + 16), _mm512_cvtepi32_epi8(q_hi));
+    block.sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q_lo, q_hi));
+  }
+}
+
+float read_sum(const float* data, size_t n) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  __m512 acc2 = _mm512_setzero_ps(), acc3 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    prefetch_ahead(data + i, 64 * sizeof(float));
+    acc0 = _mm512_add_ps(acc0, _mm512_loadu_ps(data + i));
+    acc1 = _mm512_add_ps(acc1, _mm512_loadu_ps(data + i + 16));
+    acc2 = _mm512_add_ps(acc2, _mm512_loadu_ps(data + i + 32));
+    acc3 = _mm512_add_ps(acc3, _mm512_loadu_ps(data + i + 48));
+  }
+  for (; i + 16 <= n; i += 16) acc0 = _mm512_add_ps(acc0, _mm512_loadu_ps(data + i));
+  if (i < n) acc1 = _mm512_add_ps(acc1, _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n - i)) - 1), data + i));
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
+}
+
+}  // namespace
+
+const GemvKernels kAvx512Kernels{
+    .quantize_activation = quantize_activation,
+    .f32 = gemv_float<F32>,
+    .f16 = gemv_float<F16>,
+    .bf16 = gemv_float<BF16>,
+    .q8_0 = gemv_quant<BlockQ8_0, q8_0_pair, q8_0_single>,
+    .q4_0 = gemv_quant<BlockQ4_0, q4_0_pair, q4_0_single>,
+    .read_sum = read_sum,
+};
+
+}  // namespace pdbench::gemv_detail

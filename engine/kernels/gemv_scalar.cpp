@@ -1,0 +1,112 @@
+// The reference gemv kernels: one element (or one 32-weight block) at a time,
+// in plain C++. The SIMD kernels must agree with these within the error
+// bounds in tests/kernels/gemv_test.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/gemv_isa.h"
+#include "engine/util/half.h"
+
+namespace pdbench::gemv_detail {
+
+namespace {
+
+template <typename T>
+T load(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));  // rows need not be aligned for T
+  return v;
+}
+
+// Stored elements convert exactly to f32, so this is ref::matmul's sum.
+template <typename Stored, float (*ToF32)(Stored)>
+void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
+                      size_t n_rows) {
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    float sum = 0.0f;
+    for (size_t c = 0; c < cols; ++c) sum += ToF32(load<Stored>(row + c * sizeof(Stored))) * x[c];
+    y[r] = sum;
+  }
+}
+
+float identity(float v) { return v; }
+
+// Each block's integer dot product is exact; only the scaled per-block sums
+// round.
+void gemv_q8_0(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
+               size_t n_rows) {
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    float sum = 0.0f;
+    for (size_t b = 0; b < cols / 32; ++b) {
+      const auto block = load<BlockQ8_0>(row + b * sizeof(BlockQ8_0));
+      int32_t dot = 0;
+      for (size_t j = 0; j < 32; ++j) dot += block.qs[j] * x[b].qs[j];
+      sum += fp16_to_f32(block.d) * x[b].d * static_cast<float>(dot);
+    }
+    y[r] = sum;
+  }
+}
+
+void gemv_q4_0(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
+               size_t n_rows) {
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    float sum = 0.0f;
+    for (size_t b = 0; b < cols / 32; ++b) {
+      const auto block = load<BlockQ4_0>(row + b * sizeof(BlockQ4_0));
+      int32_t dot = 0;
+      for (size_t j = 0; j < 16; ++j) {
+        dot += ((block.qs[j] & 0x0f) - 8) * x[b].qs[j];
+        dot += ((block.qs[j] >> 4) - 8) * x[b].qs[j + 16];
+      }
+      sum += fp16_to_f32(block.d) * x[b].d * static_cast<float>(dot);
+    }
+    y[r] = sum;
+  }
+}
+
+float read_sum(const float* data, size_t n) {
+  float sum = 0.0f;
+  for (size_t i = 0; i < n; ++i) sum += data[i];
+  return sum;
+}
+
+// Rounds to nearest, ties to even, like the SIMD conversions, for |v| < 2^22:
+// adding 1.5 * 2^23 leaves no fraction bits. Avoids a libm call per element.
+float round_to_nearest_even(float v) {
+  constexpr float kShift = 12582912.0f;
+  return (v + kShift) - kShift;
+}
+
+}  // namespace
+
+void quantize_activation_scalar(const float* x, BlockQ8Act* out, size_t n_blocks) {
+  for (size_t b = 0; b < n_blocks; ++b, x += 32) {
+    float amax = 0.0f;
+    for (size_t j = 0; j < 32; ++j) amax = std::max(amax, std::abs(x[j]));
+    BlockQ8Act& block = out[b];
+    block.d = amax / 127.0f;
+    block.sum = 0;
+    const float inverse = block.d != 0.0f ? 1.0f / block.d : 0.0f;
+    for (size_t j = 0; j < 32; ++j) {
+      block.qs[j] = static_cast<int8_t>(round_to_nearest_even(x[j] * inverse));
+      block.sum += block.qs[j];
+    }
+  }
+}
+
+const GemvKernels kScalarKernels{
+    .quantize_activation = quantize_activation_scalar,
+    .f32 = gemv_elementwise<float, identity>,
+    .f16 = gemv_elementwise<uint16_t, fp16_to_f32>,
+    .bf16 = gemv_elementwise<uint16_t, bf16_to_f32>,
+    .q8_0 = gemv_q8_0,
+    .q4_0 = gemv_q4_0,
+    .read_sum = read_sum,
+};
+
+}  // namespace pdbench::gemv_detail

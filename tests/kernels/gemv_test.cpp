@@ -1,0 +1,282 @@
+// The gemv kernels of every ISA this CPU runs, against ref::matmul on the same
+// stored weights, within error bounds derived per format below.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/kernels/dequantize.h"
+#include "engine/kernels/gemv.h"
+#include "engine/kernels/quantize.h"
+#include "engine/kernels/reference.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+namespace {
+
+constexpr float kUnitRoundoff = std::numeric_limits<float>::epsilon() / 2;  // u = 2^-24
+
+// Random normal weights stored as `type` (through the reference quantizer),
+// with their exact f32 values for the bounds.
+struct Weights {
+  MatrixView view;
+  std::vector<std::byte> stored;
+  std::vector<float> exact;  // dequantized, rows x cols
+};
+
+Weights random_weights(TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
+  Weights w;
+  const auto n = static_cast<size_t>(cols);
+  w.stored.resize(static_cast<size_t>(rows) * row_bytes(type, n));
+  w.exact.resize(static_cast<size_t>(rows) * n);
+  w.view = {type, rows, cols, w.stored.data()};
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<float> row(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (auto& v : row) v = normal(gen);
+    quantize_row(type, row.data(), w.stored.data() + static_cast<size_t>(r) * w.view.row_stride(), n);
+    dequantize_row(type, w.view.row(r), w.exact.data() + static_cast<size_t>(r) * n, n);
+  }
+  return w;
+}
+
+std::vector<float> random_activation(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(n);
+  for (auto& v : x) v = normal(gen);
+  return x;
+}
+
+bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
+
+// Bound on |gemv - ref::matmul| for row r.
+//
+// Both sum n products in f32 in different orders. Stored weights convert to
+// f32 exactly (f16, bf16, and d * q of Q8_0/Q4_0: an 11-bit scale times a
+// <= 8-bit integer), so only the sums round. A sum of n terms has error at
+// most n u sum|w||x| (Higham, Accuracy and Stability, 3.1), but the roundings
+// behave like a random walk and stay near sqrt(n) u sum|w||x|; 4 sqrt(n) u
+// sum|w||x| for the two sums together is the bound for f32, f16 and bf16
+// (bf16 and f16 weights meet f32 activations: no activation error).
+//
+// Q8_0 and Q4_0 multiply by the quantized activation d_b q_j instead of x_j.
+// q_j = round(x_j / d_b) is off by at most 1/2, plus the rounding of
+// x_j * (1 / d_b) (|x_j / d_b| <= 127, two roundings: 127 * 2u < 2^-15), so
+// |x_j - d_b q_j| <= d_b (1/2 + 2^-15) and the activation adds
+// sum_b d_b (1/2 + 2^-15) sum_{j in b} |w_j|. The integer block sums are
+// exact; the per-block scaling rounds three times more per block than the
+// sum counts, well inside doubling the float term to 8 sqrt(n) u sum|w||x|.
+float error_bound(const Weights& w, int64_t r, const float* x, const GemvActivation& act) {
+  const auto n = static_cast<size_t>(w.view.cols);
+  const float* row = w.exact.data() + static_cast<size_t>(r) * n;
+  double abs_dot = 0.0;
+  for (size_t c = 0; c < n; ++c) abs_dot += std::abs(row[c] * x[c]);
+  const double sqrt_n_u = std::sqrt(static_cast<double>(n)) * kUnitRoundoff;
+  if (!is_quantized(w.view.type)) return static_cast<float>(4 * sqrt_n_u * abs_dot);
+  double activation_error = 0.0;
+  for (size_t b = 0; b < n / 32; ++b) {
+    double abs_w = 0.0;
+    for (size_t j = 0; j < 32; ++j) abs_w += std::abs(row[32 * b + j]);
+    activation_error += act.q8[b].d * (0.5 + std::ldexp(1.0, -15)) * abs_w;
+  }
+  return static_cast<float>(8 * sqrt_n_u * abs_dot + activation_error);
+}
+
+std::vector<GemvIsa> supported_isas() {
+  std::vector<GemvIsa> isas;
+  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
+    if (gemv_isa_supported(isa)) isas.push_back(isa);
+  return isas;
+}
+
+constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16,
+                                 TensorType::Q8_0, TensorType::Q4_0};
+
+class GemvTest : public ::testing::TestWithParam<std::tuple<GemvIsa, TensorType>> {
+ protected:
+  void SetUp() override {
+    if (!gemv_isa_supported(isa())) GTEST_SKIP() << gemv_isa_name(isa()) << " not supported here";
+  }
+  GemvIsa isa() const { return std::get<0>(GetParam()); }
+  TensorType type() const { return std::get<1>(GetParam()); }
+
+  // Widths: whole 32-blocks (an odd count, 18, exercises the single-block
+  // tail of the pairwise quant kernels); float formats also take widths off
+  // the 16- and 64-element steps.
+  std::vector<int64_t> widths() const {
+    std::vector<int64_t> cols{32, 64, 576, 2048};
+    if (!is_quantized(type())) cols.insert(cols.end(), {1, 17, 100});
+    return cols;
+  }
+};
+
+TEST_P(GemvTest, MatchesReferenceWithinBound) {
+  uint32_t seed = 1;
+  for (int64_t cols : widths())
+    for (int64_t rows : {1, 7, 33}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      const Weights w = random_weights(type(), rows, cols, seed++);
+      const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
+      std::vector<float> expected(static_cast<size_t>(rows)), y(static_cast<size_t>(rows));
+      ref::matmul(w.view, x.data(), expected.data(), 1);
+      GemvActivation act;
+      gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act);
+      gemv_rows(w.view, act, y.data(), 0, rows, isa());
+      for (int64_t r = 0; r < rows; ++r) {
+        const auto i = static_cast<size_t>(r);
+        EXPECT_NEAR(y[i], expected[i], error_bound(w, r, x.data(), act)) << "row " << r;
+      }
+    }
+}
+
+// On the same quantized activation the integer kernels differ from the
+// scalar one only in how the per-block products are summed: the bound is the
+// float term alone, 4 sqrt(n) u sum|w||d q|, which a wrong nibble or sign
+// anywhere would exceed.
+class GemvQuantTest : public GemvTest {};
+
+TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
+  const Weights w = random_weights(type(), 9, 2048, 7);
+  const std::vector<float> x = random_activation(2048, 8);
+  GemvActivation act;
+  gemv_prepare(type(), x.data(), 2048, act);
+  std::vector<float> expected(9), y(9);
+  gemv_rows(w.view, act, expected.data(), 0, 9, GemvIsa::Scalar);
+  gemv_rows(w.view, act, y.data(), 0, 9, isa());
+  for (size_t r = 0; r < 9; ++r) {
+    double abs_dot = 0.0;
+    for (size_t c = 0; c < 2048; ++c)
+      abs_dot += std::abs(w.exact[r * 2048 + c] * act.q8[c / 32].d * act.q8[c / 32].qs[c % 32]);
+    EXPECT_NEAR(y[r], expected[r], 4 * std::sqrt(2048.0) * kUnitRoundoff * abs_dot) << "row " << r;
+  }
+}
+
+TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
+  const Weights w = random_weights(type(), 17, 64, 3);
+  const std::vector<float> x = random_activation(64, 4);
+  GemvActivation act;
+  gemv_prepare(type(), x.data(), 64, act);
+  std::vector<float> all(17), part(17, -1.0f);
+  gemv_rows(w.view, act, all.data(), 0, 17, isa());
+  gemv_rows(w.view, act, part.data(), 5, 12, isa());
+  for (size_t r = 0; r < 17; ++r) EXPECT_EQ(part[r], r >= 5 && r < 12 ? all[r] : -1.0f) << "row " << r;
+}
+
+TEST_P(GemvTest, ThreadedConvenienceEqualsOneRange) {
+  const Weights w = random_weights(type(), 101, 576, 5);
+  const std::vector<float> x = random_activation(576, 6);
+  GemvActivation act;
+  gemv_prepare(type(), x.data(), 576, act);
+  std::vector<float> one_range(101), threaded(101);
+  gemv_rows(w.view, act, one_range.data(), 0, 101, isa());
+  gemv(w.view, x.data(), threaded.data(), isa());
+  EXPECT_EQ(threaded, one_range);  // rows are independent: same kernel, same bits
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::tuple<GemvIsa, TensorType>>& p) {
+  return std::string(gemv_isa_name(std::get<0>(p.param))) + "_" +
+         std::string(traits(std::get<1>(p.param)).name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryIsaAndFormat, GemvTest,
+    ::testing::Combine(::testing::Values(GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512),
+                       ::testing::ValuesIn(kTypes)),
+    param_name);
+INSTANTIATE_TEST_SUITE_P(
+    EveryIsaAndIntegerFormat, GemvQuantTest,
+    ::testing::Combine(::testing::Values(GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512),
+                       ::testing::Values(TensorType::Q8_0, TensorType::Q4_0)),
+    param_name);
+
+// The sign trick is exact for the one weight without a positive twin.
+TEST(Gemv, Q8_0WeightMinus128TimesNegativeActivationIsExact) {
+  BlockQ8_0 block{};
+  block.d = 0x3c00;  // f16 1.0
+  for (auto& q : block.qs) q = -128;
+  const MatrixView w{TensorType::Q8_0, 1, 32, reinterpret_cast<const std::byte*>(&block)};
+  std::vector<float> x(32, -1.0f);
+  x[3] = 1.0f;
+  for (GemvIsa isa : supported_isas()) {
+    float y = 0.0f;
+    gemv(w, x.data(), &y, isa);
+    // -128 * (31 * -1 + 1): x is exactly +-d * 127 with d = 1 / 127, up to
+    // the rounding of d and of the scaling.
+    EXPECT_NEAR(y, 3840.0f, 3840.0f * 1e-6f) << gemv_isa_name(isa);
+  }
+}
+
+TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
+  std::vector<float> x = random_activation(96, 9);
+  for (size_t j = 32; j < 64; ++j) x[j] = 0.0f;  // an all-zero block: d = 0, q = 0
+  // Block 2 gets d = 127 / 127 = 1 exactly, and ties, which round to even.
+  x[64] = 127.0f;
+  x[65] = 2.5f;
+  x[66] = 3.5f;
+  x[67] = -0.5f;
+  GemvActivation scalar;
+  gemv_prepare(TensorType::Q4_0, x.data(), 96, scalar, GemvIsa::Scalar);
+  ASSERT_EQ(scalar.q8.size(), 3u);
+  for (size_t b = 0; b < 3; ++b) {
+    int32_t sum = 0;
+    for (size_t j = 0; j < 32; ++j) {
+      const int8_t q = scalar.q8[b].qs[j];
+      EXPECT_LE(std::abs(q), 127);
+      EXPECT_LE(std::abs(x[32 * b + j] - scalar.q8[b].d * q), scalar.q8[b].d * (0.5f + 0x1p-15f));
+      sum += q;
+    }
+    EXPECT_EQ(scalar.q8[b].sum, sum);
+  }
+  EXPECT_EQ(scalar.q8[1].d, 0.0f);
+  EXPECT_EQ(scalar.q8[2].d, 1.0f);
+  EXPECT_EQ(scalar.q8[2].qs[1], 2);
+  EXPECT_EQ(scalar.q8[2].qs[2], 4);
+  EXPECT_EQ(scalar.q8[2].qs[3], 0);
+  for (GemvIsa isa : supported_isas()) {
+    GemvActivation act;
+    gemv_prepare(TensorType::Q4_0, x.data(), 96, act, isa);
+    EXPECT_EQ(std::memcmp(act.q8.data(), scalar.q8.data(), 3 * sizeof(BlockQ8Act)), 0) << gemv_isa_name(isa);
+  }
+}
+
+TEST(Gemv, MismatchedActivationIsRejected) {
+  const Weights w = random_weights(TensorType::Q8_0, 2, 64, 1);
+  const std::vector<float> x = random_activation(64, 2);
+  GemvActivation act;
+  gemv_prepare(TensorType::Q4_0, x.data(), 64, act);
+  std::vector<float> y(2);
+  EXPECT_THROW(gemv_rows(w.view, act, y.data(), 0, 2), Error);
+  gemv_prepare(TensorType::Q8_0, x.data(), 32, act);
+  EXPECT_THROW(gemv_rows(w.view, act, y.data(), 0, 2), Error);
+}
+
+TEST(Gemv, ThreadRowsCoverEveryRowOnce) {
+  for (int n_threads : {1, 2, 3, 7})
+    for (int64_t rows : {0, 1, 5, 128256}) {
+      int64_t next = 0;
+      for (int t = 0; t < n_threads; ++t) {
+        const RowRange range = gemv_thread_rows(rows, t, n_threads);
+        EXPECT_EQ(range.begin, next);
+        EXPECT_LE(range.end - range.begin, rows / n_threads + 1);
+        next = range.end;
+      }
+      EXPECT_EQ(next, rows);
+    }
+}
+
+TEST(Gemv, SelectedIsaIsSupportedAndNamed) {
+  EXPECT_TRUE(gemv_isa_supported(gemv_isa()));
+  EXPECT_EQ(gemv_isa_name(GemvIsa::Avx512), "avx512");
+  EXPECT_EQ(gemv_isa_name(GemvIsa::Avx2), "avx2");
+  EXPECT_EQ(gemv_isa_name(GemvIsa::Scalar), "scalar");
+}
+
+}  // namespace
+}  // namespace pdbench
