@@ -58,7 +58,7 @@ void run(const ExplainArgs& args) {
   const Model& model = engine.model();
   const ModelConfig& c = model.config();
   const Tokenizer& tok = engine.tokenizer();
-  Generator generator(engine, args.model.context);
+  Generator generator(engine, generator_options(args.model));
 
   std::printf("model: %s\n  %s, %zu layers, dim %zu, %zu heads (%zu KV heads) of %zu, FFN %zu, vocab %zu, "
               "%s weights, %.2f MB; KV capacity %zu tokens\n\n",

@@ -42,7 +42,7 @@ void run(const GenerateArgs& args) {
   GenerateRequest request = args.request;
   request.prompt = read_text(request.prompt, args.prompt_file);
   const Engine engine = Engine::load(args.model.model, args.model.tokenizer);
-  Generator generator(engine, args.model.context);
+  Generator generator(engine, generator_options(args.model));
   if (args.json) {
     std::cout << to_json(generator.generate(request)).dump() << "\n";
     return;

@@ -16,9 +16,23 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("--tokenizer", opts.tokenizer,
                  "Tokenizer file (llama2.c tokenizer.bin, tokenizer.json[.gz]); default: the GGUF's own")
       ->check(CLI::ExistingFile);
-  cmd.add_option("-c,--ctx-size", opts.context, "KV cache capacity in tokens (default: the model's context length)")
+  cmd.add_option("-c,--ctx-size", opts.generator.context,
+                 "KV cache capacity in tokens (default: the model's context length, at most 4096)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 24));
+  cmd.add_option("--cache-type-k", opts.cache_type_k, "K cache element type: f32, f16, bf16, q8_0")
+      ->capture_default_str();
+  cmd.add_option("--cache-type-v", opts.cache_type_v, "V cache element type: f32, f16, bf16, q8_0")
+      ->capture_default_str();
+  cmd.add_option("--kv-block", opts.generator.block_tokens, "KV cache block size in tokens")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 16));
+  cmd.add_flag("!--no-kv-cache", opts.generator.kv_cache,
+               "Recompute K/V of the whole context at every decode step (measures what the cache saves)");
   cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd.add_option("--forward", opts.forward,
+                 "Forward pass: fast (oneDNN prefill, SIMD decode) or reference (plain f32, the oracle)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fast", "reference"}));
 }
 
 void add_sampling_options(CLI::App& cmd, GenerateRequest& r) {
@@ -45,6 +59,14 @@ void add_sampling_options(CLI::App& cmd, GenerateRequest& r) {
   cmd.add_option("--length-penalty", r.length_penalty, "Beam score = log-prob / length^this")
       ->capture_default_str();
   cmd.add_flag("!--no-bos", r.add_bos, "Do not start the prompt with BOS");
+}
+
+GeneratorOptions generator_options(const ModelOptions& opts) {
+  GeneratorOptions g = opts.generator;
+  g.forward = parse_forward_kind(opts.forward);
+  g.k_type = parse_kv_type(opts.cache_type_k);
+  g.v_type = parse_kv_type(opts.cache_type_v);
+  return g;
 }
 
 void apply_threads(const ModelOptions& opts) {

@@ -10,9 +10,15 @@ namespace pdbench::cli {
 struct ModelOptions {
   std::string model;
   std::string tokenizer;
-  size_t context = 0;
   int threads = 0;
+  std::string forward = "fast";
+  std::string cache_type_k = "f32";
+  std::string cache_type_v = "f32";
+  GeneratorOptions generator;  // filled from the strings above by generator_options()
 };
+
+// The generator settings the options name (parses the type names).
+GeneratorOptions generator_options(const ModelOptions& opts);
 
 void add_model_options(CLI::App& cmd, ModelOptions& opts);
 void add_sampling_options(CLI::App& cmd, GenerateRequest& request);

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "bench/runner/stats.h"
 
@@ -10,7 +11,7 @@ namespace pdbench::runner {
 
 RunResult run_once(const Engine& engine, const PreparedCase& c) {
   omp_set_num_threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
-  Generator generator(engine, c.capacity);
+  Generator& generator = *c.generator;
   GenerateRequest request;
   request.prompt = c.prompt.text;
   request.prompt_ids = c.prompt.ids;
@@ -24,6 +25,15 @@ RunResult run_once(const Engine& engine, const PreparedCase& c) {
   const GenerationResult g = generator.generate(request, {}, [&](const StepTrace& t) {
     if (t.step > 0) forwards.emplace_back(t.kv_length, t.forward_ms);
     kv_used = t.kv_bytes_used;
+    // Called between tokens inside the timed loop: the delay lands in the next
+    // step's gap (never after the last token, nor in TTFT). A busy wait, like
+    // slower code: a sleep would hand the core to other processes, which
+    // evict the caches and slow the next prefill too.
+    if (c.decode_delay_us > 0 && t.step + 1 < c.spec.output_tokens) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(c.decode_delay_us);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
   });
   r.timings = g.timings;
   r.generated = g.ids.size();

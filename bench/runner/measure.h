@@ -1,6 +1,7 @@
 #pragma once
 // One timed run of a case, and warm-up until a case's times are stable.
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "bench/runner/prompts.h"
@@ -18,6 +19,10 @@ struct PreparedCase {
   std::vector<int32_t> context;  // filler run before the prompt, untimed
   SamplingParams sampling;
   size_t capacity = 0;           // KV capacity in tokens
+  // Kept across repetitions (and shared by cases with the same KV settings)
+  // so its cache is allocated and touched once, outside any timing.
+  std::shared_ptr<Generator> generator;
+  size_t decode_delay_us = 0;    // test-only: a busy wait inside each timed decode step (a slowed build)
 };
 
 struct StepPoint {

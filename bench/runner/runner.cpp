@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,24 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// One Generator per distinct KV setting and context depth: cases that share
+// one reuse its cache (allocated and first touched before any timing) and
+// its context snapshot, so a depth is filled once, not once per repetition.
+std::shared_ptr<Generator> generator_for(const Engine& engine, const Case& c, size_t capacity,
+                                         std::map<std::string, std::shared_ptr<Generator>>& made) {
+  GeneratorOptions o;
+  o.context = capacity;
+  o.k_type = parse_kv_type(c.kv_type_k);
+  o.v_type = parse_kv_type(c.kv_type_v);
+  if (c.kv_block > 0) o.block_tokens = c.kv_block;
+  o.kv_cache = c.kv_cache == "on";
+  const std::string key = c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(o.block_tokens) + "/" +
+                          std::to_string(capacity) + "/" + c.kv_cache + "/" + std::to_string(c.context_depth);
+  auto& g = made[key];
+  if (!g) g = std::make_shared<Generator>(engine, o);
+  return g;
+}
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -109,9 +129,17 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   const ModelConfig& config = engine.model().config();
   const PromptMaker prompts(scenario, engine.tokenizer(), bundled_corpus());
   std::vector<PreparedCase> prepared;
+  std::map<std::string, std::shared_ptr<Generator>> generators;
+  // Without kv_capacity, the cache holds what the longest case needs (a
+  // model's trained context can be far more memory than any case uses).
+  size_t longest = 0;
+  for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
   for (const Case& c : cases) {
     PreparedCase p{c, prompts.prompt(c.prompt_tokens), prompts.context(c.context_depth),
-                   scenario.strategies.at(c.sampling), c.kv_capacity > 0 ? c.kv_capacity : config.context_length};
+                   scenario.strategies.at(c.sampling),
+                   c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, config.context_length),
+                   nullptr, options.decode_delay_us};
+    p.generator = generator_for(engine, c, p.capacity, generators);
     const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
     if (needed > p.capacity)
       throw Error(where(scenario, scenario.context_depth.line) + ": case " + c.id +

@@ -18,6 +18,7 @@ struct RunOptions {
   Shard shard;
   size_t max_runs = 0;  // stop after this many measured runs (0: all): a time budget, or a test's interruption
   std::string command_line;
+  size_t decode_delay_us = 0;  // test-only: slows every decode step (compare's slowed-build check)
 };
 
 struct RunReport {

@@ -277,15 +277,6 @@ void require_supported(const Scenario& s) {
   if (!s.trace.empty()) unsupported(s.trace_line, "trace", "\"" + s.trace + "\"", "trace replay is not implemented");
   for (size_t v : s.batch.values)
     if (v != 1) unsupported(s.batch.line, "batch", std::to_string(v), "engine runs batch 1");
-  for (const auto* axis : {&s.kv_type_k, &s.kv_type_v})
-    for (const auto& v : axis->values)
-      if (v != "f32")
-        unsupported(axis->line, axis == &s.kv_type_k ? "kv_type_k" : "kv_type_v", "\"" + v + "\"",
-                    "engine has an f32 KV cache");
-  for (size_t v : s.kv_block.values)
-    if (v != 0) unsupported(s.kv_block.line, "kv_block", std::to_string(v), "engine has a contiguous KV cache");
-  for (const auto& v : s.kv_cache.values)
-    if (v != "on") unsupported(s.kv_cache.line, "kv_cache", "\"" + v + "\"", "engine always caches K and V");
   for (const auto& v : s.weight_type.values)
     if (v != "file")
       unsupported(s.weight_type.line, "weight_type", "\"" + v + "\"", "engine runs the file's weights as stored");

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/attention/attention.h"
+#include "engine/attention/paged_attention.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/error.h"
 
@@ -35,54 +35,50 @@ void ReferenceForward::resize(size_t n) {
   up_.resize(n * c.ffn_dim);
 }
 
-std::span<const float> ReferenceForward::run(KvCache& cache, std::span<const int32_t> tokens,
+std::span<const float> ReferenceForward::run(PagedKvCache& cache, std::span<const SequenceChunk> chunks,
                                              bool all_logits, OpProfile* profile) {
   const ModelConfig& c = model_.config();
   const ModelWeights& w = model_.weights();
-  const size_t n = tokens.size();
-  const size_t start = cache.length();
-  if (n == 0) throw Error("forward: no tokens to run");
-  if (start + n > cache.capacity())
-    throw Error("forward: " + std::to_string(start + n) + " positions exceed the KV cache capacity of " +
-                std::to_string(cache.capacity()) + " tokens");
+  const std::vector<TokenSlot> slots = reserve_positions(cache, chunks, c.vocab);
+  const size_t n = slots.size();
   resize(n);
-  scores_.resize(start + n);
 
   {  // Token embedding lookup.
     ScopedOp op(profile, Op::Embedding, -1, 0, static_cast<double>(n * w.token_embedding.row_stride()));
-    for (size_t t = 0; t < n; ++t) {
-      if (tokens[t] < 0 || static_cast<size_t>(tokens[t]) >= c.vocab)
-        throw Error("forward: token id " + std::to_string(tokens[t]) + " is outside the vocabulary of " +
-                    std::to_string(c.vocab));
-      ref::embedding_row(w.token_embedding, tokens[t], &x_[t * c.dim]);
-    }
+    size_t t = 0;
+    for (const SequenceChunk& chunk : chunks)
+      for (int32_t id : chunk.tokens) ref::embedding_row(w.token_embedding, id, &x_[t++ * c.dim]);
   }
 
   for (size_t layer = 0; layer < c.n_layers; ++layer) {
-    attention_block(w.layers[layer], layer, cache, start, n, profile);
+    attention_block(w.layers[layer], layer, cache, slots, profile);
     ffn_block(w.layers[layer], layer, n, profile);
   }
-  cache.set_length(start + n);
 
-  // Final norm and LM head, for the last position only unless asked.
-  const size_t first_out = all_logits ? 0 : n - 1;
-  const size_t n_out = n - first_out;
+  // Final norm and LM head: each chunk's last token, or every token.
+  std::vector<size_t> rows;
+  for (size_t t = 0, end = 0; t < chunks.size(); ++t) {
+    const size_t begin = end;
+    end += chunks[t].tokens.size();
+    for (size_t r = all_logits ? begin : end - 1; r < end; ++r) rows.push_back(r);
+  }
   {
     ScopedOp op(profile, Op::OutputNorm, -1);
-    for (size_t t = first_out; t < n; ++t)
-      ref::rmsnorm(&xb_[(t - first_out) * c.dim], &x_[t * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
+    for (size_t i = 0; i < rows.size(); ++i)
+      ref::rmsnorm(&xb_[i * c.dim], &x_[rows[i] * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
   }
-  logits_.resize(n_out * c.vocab);
+  logits_.resize(rows.size() * c.vocab);
   {
-    ScopedOp op(profile, Op::LmHead, -1, matmul_flops(w.output, n_out), matmul_bytes(w.output, n_out));
-    ref::matmul(w.output, xb_.data(), logits_.data(), n_out);
+    ScopedOp op(profile, Op::LmHead, -1, matmul_flops(w.output, rows.size()), matmul_bytes(w.output, rows.size()));
+    ref::matmul(w.output, xb_.data(), logits_.data(), rows.size());
   }
   return logits_;
 }
 
-void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, KvCache& cache,
-                                       size_t start, size_t n, OpProfile* profile) {
+void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, PagedKvCache& cache,
+                                       std::span<const TokenSlot> slots, OpProfile* profile) {
   const ModelConfig& c = model_.config();
+  const size_t n = slots.size();
   const int li = static_cast<int>(layer);
   {
     ScopedOp op(profile, Op::AttentionNorm, li);
@@ -103,25 +99,25 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, KvCa
   {
     ScopedOp op(profile, Op::Rope, li);
     for (size_t t = 0; t < n; ++t) {
-      const auto pos = static_cast<int64_t>(start + t);
+      const auto pos = static_cast<int64_t>(slots[t].pos);
       ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
       ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
     }
   }
-  // Store this chunk's K/V, then attend causally: token t sees positions <= start + t.
-  for (size_t t = 0; t < n; ++t) {
-    std::copy_n(&k_[t * c.kv_dim()], c.kv_dim(), cache.key(layer, start + t));
-    std::copy_n(&v_[t * c.kv_dim()], c.kv_dim(), cache.value(layer, start + t));
-  }
+  // Store every token's K/V, then attend causally: a token sees its own
+  // sequence's positions up to and including its own.
+  for (size_t t = 0; t < n; ++t) cache.write(slots[t].seq, layer, slots[t].pos, &k_[t * c.kv_dim()], &v_[t * c.kv_dim()]);
   {
-    const double ctx_sum = static_cast<double>(n) * static_cast<double>(start) +
-                           static_cast<double>(n * (n + 1)) / 2.0;  // sum of n_ctx over tokens
+    double ctx_sum = 0;  // sum of n_ctx over tokens
+    for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
     ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
                 8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
     const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
-    for (size_t t = 0; t < n; ++t)
-      ref::attention(&q_[t * c.q_dim()], cache, layer, start + t + 1, shape, scores_.data(),
-                     &xb_[t * c.q_dim()]);
+    for (size_t t = 0; t < n; ++t) {
+      scores_.resize(std::max(scores_.size(), slots[t].pos + 1));
+      ref::paged_attention(&q_[t * c.q_dim()], cache, slots[t].seq, layer, slots[t].pos + 1, shape, scores_.data(),
+                           &xb_[t * c.q_dim()]);
+    }
   }
   {
     ScopedOp op(profile, Op::OutputProjection, li, matmul_flops(w.wo, n), matmul_bytes(w.wo, n));

@@ -5,28 +5,23 @@
 #include <span>
 #include <vector>
 
-#include "engine/attention/kv_cache.h"
-#include "engine/model/model.h"
-#include "engine/profile/op_profile.h"
+#include "engine/model/forward.h"
 
 namespace pdbench {
 
-class ReferenceForward {
+class ReferenceForward : public Forward {
  public:
   explicit ReferenceForward(const Model& model) : model_(model) {}
 
-  // Runs `tokens` at positions cache.length() onwards through every layer,
-  // appending their K/V to the cache. Returns the logits of the last token,
-  // or of every token when all_logits (vocab floats per token); the span
-  // stays valid until the next call. A prompt is one call (prefill: each
-  // weight matrix is read once for all its tokens); decode is one call per token.
-  std::span<const float> run(KvCache& cache, std::span<const int32_t> tokens, bool all_logits,
-                             OpProfile* profile);
+  // All tokens in flight go through each layer together: each weight row is
+  // converted once and applied to every token.
+  std::span<const float> run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
+                             OpProfile* profile) override;
 
  private:
   void resize(size_t n_tokens);
-  void attention_block(const LayerWeights& w, size_t layer, KvCache& cache, size_t start,
-                       size_t n, OpProfile* profile);
+  void attention_block(const LayerWeights& w, size_t layer, PagedKvCache& cache,
+                       std::span<const TokenSlot> slots, OpProfile* profile);
   void ffn_block(const LayerWeights& w, size_t layer, size_t n, OpProfile* profile);
 
   const Model& model_;
@@ -38,7 +33,7 @@ class ReferenceForward {
   std::vector<float> out_;     // projection output [n][dim]
   std::vector<float> gate_, up_;  // [n][ffn_dim]
   std::vector<float> scores_;  // [context]
-  std::vector<float> logits_;  // [n or 1][vocab]
+  std::vector<float> logits_;  // [rows asked for][vocab]
 };
 
 }  // namespace pdbench

@@ -42,6 +42,12 @@ std::unique_ptr<Tokenizer> load_tokenizer_file(const std::string& path, int32_t 
   return load_tokenizer_llama2c(path, vocab_size);
 }
 
+Forward& Engine::forward(ForwardKind kind) const {
+  auto& slot = forwards_[static_cast<size_t>(kind)];
+  if (!slot) slot = make_forward(*model_, kind);
+  return *slot;
+}
+
 Engine Engine::load(const std::string& model_path, const std::string& tokenizer_path) {
   Engine e;
   e.model_ = std::make_unique<Model>(Model::load(model_path));

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/model/forward.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
 
@@ -16,10 +17,15 @@ class Engine {
 
   const Model& model() const { return *model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
+  // The model's forward pass of this kind, made on first use and shared by
+  // every Generator: the fast one packs a GEMM copy of the weights, which is
+  // paid for once per process rather than once per generator.
+  Forward& forward(ForwardKind kind) const;
 
  private:
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  mutable std::unique_ptr<Forward> forwards_[2];  // indexed by ForwardKind
 };
 
 // Loads a standalone tokenizer file, choosing the reader by its content:

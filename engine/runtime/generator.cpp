@@ -1,7 +1,7 @@
 #include "engine/runtime/generator.h"
 
 #include <algorithm>
-#include <deque>
+#include <optional>
 #include <string>
 
 #include "engine/sampling/beam_search.h"
@@ -15,43 +15,88 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// Beam search sees the model as a set of slots, each a KV cache holding one
-// hypothesis; slot 0 is the generator's own cache, already prefilled.
+// Beam search sees the model as slots, each a sequence of the paged cache;
+// copying a slot forks its sequence (copy-on-write: shared blocks are not
+// copied). Slot 0 is the generator's prefilled sequence.
 class BeamSlots : public BeamSearchModel {
  public:
-  BeamSlots(ReferenceForward& forward, KvCache& prefilled, size_t width, const ModelConfig& c)
-      : forward_(forward), logits_(width) {
-    slots_.push_back(&prefilled);
-    for (size_t i = 1; i < width; ++i) {
-      owned_.emplace_back(c.n_layers, c.kv_dim(), prefilled.capacity());
-      slots_.push_back(&owned_.back());
-    }
+  BeamSlots(Forward& forward, PagedKvCache& cache, SequenceId prefilled, size_t width)
+      : forward_(forward), cache_(cache), slots_(width), logits_(width) {
+    slots_[0] = prefilled;
   }
-  void copy_slot(int src, int dst) override { slots_.at(static_cast<size_t>(dst))->copy_from(*slots_.at(static_cast<size_t>(src))); }
+  ~BeamSlots() override {
+    for (size_t i = 1; i < slots_.size(); ++i)
+      if (slots_[i]) cache_.free_sequence(*slots_[i]);
+  }
+  BeamSlots(const BeamSlots&) = delete;
+  BeamSlots& operator=(const BeamSlots&) = delete;
+
+  void copy_slot(int src, int dst) override {
+    auto& to = slots_.at(static_cast<size_t>(dst));
+    const SequenceId from = *slots_.at(static_cast<size_t>(src));
+    if (dst == 0) {
+      cache_.restore_sequence(*to, from);  // slot 0 keeps the generator's id
+      return;
+    }
+    if (to) cache_.free_sequence(*to);
+    to = cache_.fork_sequence(from);
+  }
   std::span<const float> decode(int slot, int32_t token) override {
     const auto s = static_cast<size_t>(slot);
-    const auto logits = forward_.run(*slots_.at(s), std::span(&token, 1), false, nullptr);
+    const SequenceChunk chunk{*slots_.at(s), std::span(&token, 1)};
+    const auto logits = forward_.run(cache_, std::span(&chunk, 1), false, nullptr);
     logits_[s].assign(logits.begin(), logits.end());  // outlives the next slot's decode
     return logits_[s];
   }
 
  private:
-  ReferenceForward& forward_;
-  std::vector<KvCache*> slots_;
-  std::deque<KvCache> owned_;
+  Forward& forward_;
+  PagedKvCache& cache_;
+  std::vector<std::optional<SequenceId>> slots_;
   std::vector<std::vector<float>> logits_;
 };
 
+size_t context_tokens(const GeneratorOptions& options, const ModelConfig& model) {
+  return options.context > 0 ? options.context
+                             : std::min(model.context_length, GeneratorOptions::kDefaultContextCap);
+}
+
+// The pool holds the context in whole blocks, plus one: a sequence restored
+// from a context snapshot copies the snapshot's partial last block.
+size_t pool_tokens(size_t context, size_t block_tokens) {
+  return block_tokens == 0 ? context : ((context + block_tokens - 1) / block_tokens + 1) * block_tokens;
+}
+
 }  // namespace
 
-Generator::Generator(const Engine& engine, size_t context)
+Generator::Generator(const Engine& engine, const GeneratorOptions& options)
     : engine_(engine),
-      forward_(engine.model()),
-      cache_(engine.model().config().n_layers, engine.model().config().kv_dim(),
-             context > 0 ? context : engine.model().config().context_length),
+      options_(options),
+      context_(context_tokens(options, engine.model().config())),
+      forward_(engine.forward(options.forward)),
+      cache_(kv_cache_config(engine.model().config(), options.k_type, options.v_type, options.block_tokens,
+                             pool_tokens(context_, options.block_tokens))),
+      seq_(cache_.create_sequence()),
       step_profile_(engine.model().config().n_layers),
       prefill_profile_(engine.model().config().n_layers),
       decode_profile_(engine.model().config().n_layers) {}
+
+void Generator::start_sequence(const std::vector<int32_t>& context_ids) {
+  if (context_snapshot_ && snapshot_ids_ == context_ids) {
+    cache_.restore_sequence(seq_, *context_snapshot_);
+    return;
+  }
+  // Another context: the old snapshot's blocks go back to the pool first.
+  if (context_snapshot_) cache_.free_sequence(*context_snapshot_);
+  context_snapshot_.reset();
+  cache_.free_sequence(seq_);
+  seq_ = cache_.create_sequence();
+  if (context_ids.empty()) return;
+  const SequenceChunk chunk{seq_, context_ids};
+  forward_.run(cache_, std::span(&chunk, 1), false, nullptr);
+  context_snapshot_ = cache_.fork_sequence(seq_);
+  snapshot_ids_ = context_ids;
+}
 
 bool Generator::is_stop(int32_t id) const {
   // A model that samples BOS starts a new document: llama2.c stops there too.
@@ -62,7 +107,8 @@ bool Generator::is_stop(int32_t id) const {
 std::span<const float> Generator::forward(std::span<const int32_t> tokens, OpProfile& phase, double* ms) {
   step_profile_.reset();
   const auto t0 = Clock::now();
-  const auto logits = forward_.run(cache_, tokens, false, &step_profile_);
+  const SequenceChunk chunk{seq_, tokens};
+  const auto logits = forward_.run(cache_, std::span(&chunk, 1), false, &step_profile_);
   *ms = ms_between(t0, Clock::now());
   phase.merge(step_profile_);
   return logits;
@@ -73,21 +119,20 @@ GenerationResult Generator::generate(const GenerateRequest& request,
                                      const std::function<void(const StepTrace&)>& on_step) {
   if (request.max_new_tokens == 0) throw Error("generate: the number of tokens to generate must be at least 1");
   request.sampling.validate();
-  if (request.context_ids.size() >= cache_.capacity())
+  if (request.context_ids.size() >= context())
     throw Error("generate: the context prefix is " + std::to_string(request.context_ids.size()) +
-                " tokens but the context holds " + std::to_string(cache_.capacity()));
-  cache_.clear();
-  if (!request.context_ids.empty()) forward_.run(cache_, request.context_ids, false, nullptr);
+                " tokens but the context holds " + std::to_string(context()));
+  start_sequence(request.context_ids);
   const auto start = Clock::now();
   GenerationResult result;
   result.prompt_ids =
       request.prompt_ids.empty() ? engine_.tokenizer().encode(request.prompt, request.add_bos) : request.prompt_ids;
   result.timings.tokenize_ms = ms_between(start, Clock::now());
   if (result.prompt_ids.empty()) throw Error("generate: the prompt is empty and the vocabulary has no BOS token");
-  if (cache_.length() + result.prompt_ids.size() > cache_.capacity())
+  if (cache_.length(seq_) + result.prompt_ids.size() > context())
     throw Error("generate: the prompt is " + std::to_string(result.prompt_ids.size()) + " tokens after " +
-                std::to_string(cache_.length()) + " of context but the context holds " +
-                std::to_string(cache_.capacity()));
+                std::to_string(cache_.length(seq_)) + " of context but the context holds " +
+                std::to_string(context()));
 
   StreamingDecoder decoder(engine_.tokenizer());
   std::string prompt_text;
@@ -135,7 +180,8 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
     const bool stop = !request.ignore_stop && is_stop(id);
     if (on_step)
       on_step(StepTrace{step, step == 0 ? std::span<const int32_t>(result.prompt_ids) : std::span(&history.back(), 1),
-                        forward_ms, logits, id, cache_.length(), cache_.bytes_used(), step_profile_});
+                        forward_ms, logits, id, cache_.length(seq_),
+                        cache_.length(seq_) * cache_.pool().bytes_per_token(), step_profile_});
     if (stop) {
       result.stop_reason = "end_of_generation";
       break;
@@ -149,11 +195,17 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
       result.stop_reason = "length";
       break;
     }
-    if (cache_.length() == cache_.capacity()) {
+    if (cache_.length(seq_) == context()) {
       result.stop_reason = "context_full";
       break;
     }
-    logits = forward(std::span(&result.ids.back(), 1), decode_profile_, &forward_ms);
+    if (options_.kv_cache) {
+      logits = forward(std::span(&result.ids.back(), 1), decode_profile_, &forward_ms);
+    } else {
+      // Recompute: drop every cached K/V and run the whole context again.
+      start_sequence(request.context_ids);
+      logits = forward(history, decode_profile_, &forward_ms);
+    }
   }
   const std::string tail = decoder.flush();
   result.text += tail;
@@ -162,17 +214,16 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
 
 void Generator::beam_loop(const GenerateRequest& request, Clock::time_point start,
                           std::span<const float> logits, GenerationResult& result) {
-  const ModelConfig& c = engine_.model().config();
   BeamParams params;
   params.width = static_cast<int>(request.beam_width);
   params.length_penalty = request.length_penalty;
   // Every token but the last needs a cache position.
   params.max_new_tokens = static_cast<int>(
-      std::min(request.max_new_tokens, cache_.capacity() - cache_.length() + 1));
+      std::min(request.max_new_tokens, context() - cache_.length(seq_) + 1));
   const Tokenizer& tok = engine_.tokenizer();
   for (int32_t id : {tok.eos(), tok.bos()})
     if (id >= 0) params.stop_tokens.push_back(id);
-  BeamSlots slots(forward_, cache_, request.beam_width, c);
+  BeamSlots slots(forward_, cache_, seq_, request.beam_width);
   const BeamResult best = beam_search(slots, logits, params);
   result.timings.ttft_ms = ms_between(start, Clock::now());  // beams finish together
   result.ids = best.tokens;

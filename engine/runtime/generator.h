@@ -4,13 +4,15 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/attention/kv_cache.h"
-#include "engine/model/reference_forward.h"
+#include "engine/attention/paged_kv_cache.h"
+#include "engine/model/forward.h"
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/engine.h"
 #include "engine/sampling/sampler.h"
@@ -64,12 +66,28 @@ struct StepTrace {
   const OpProfile& profile;     // this pass only
 };
 
+// How a Generator runs the model and keeps its KV cache.
+struct GeneratorOptions {
+  size_t context = 0;  // KV capacity in tokens; 0: the model's, at most kDefaultContextCap
+  ForwardKind forward = ForwardKind::Fast;
+  KvType k_type = KvType::F32;
+  KvType v_type = KvType::F32;
+  size_t block_tokens = 16;
+  // Off: no K/V reuse; every decode step recomputes the whole context, to
+  // measure what the cache saves.
+  bool kv_cache = true;
+
+  // A model's trained context can be 128K tokens (gigabytes of f32 K/V);
+  // the default stops here and --ctx-size asks for more.
+  static constexpr size_t kDefaultContextCap = 4096;
+};
+
 class Generator {
  public:
-  // context: KV capacity in tokens (0: the model's trained context).
-  Generator(const Engine& engine, size_t context = 0);
+  explicit Generator(const Engine& engine, const GeneratorOptions& options = {});
 
-  size_t context() const { return cache_.capacity(); }
+  size_t context() const { return context_; }  // positions one sequence may use
+  const PagedKvCache& cache() const { return cache_; }
   // Op totals of the last request, per phase.
   const OpProfile& prefill_profile() const { return prefill_profile_; }
   const OpProfile& decode_profile() const { return decode_profile_; }
@@ -88,13 +106,21 @@ class Generator {
                    const std::function<void(const StepTrace&)>& on_step);
   void beam_loop(const GenerateRequest& request, Clock::time_point start, std::span<const float> logits,
                  GenerationResult& result);
-  // Runs tokens through the model, profiled into step_profile_ and `phase`.
+  // Runs tokens of the generator's sequence, profiled into step_profile_ and `phase`.
   std::span<const float> forward(std::span<const int32_t> tokens, OpProfile& phase, double* ms);
+  // A fresh sequence holding `context_ids`: restored from a snapshot when the
+  // same context was run before, so a depth is paid for once.
+  void start_sequence(const std::vector<int32_t>& context_ids);
   bool is_stop(int32_t id) const;
 
   const Engine& engine_;
-  ReferenceForward forward_;
-  KvCache cache_;
+  GeneratorOptions options_;
+  size_t context_;
+  Forward& forward_;
+  PagedKvCache cache_;
+  SequenceId seq_;
+  std::optional<SequenceId> context_snapshot_;
+  std::vector<int32_t> snapshot_ids_;
   OpProfile step_profile_;
   OpProfile prefill_profile_;
   OpProfile decode_profile_;

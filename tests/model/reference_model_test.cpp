@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "engine/model/reference_forward.h"
 #include "engine/runtime/generator.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
@@ -28,11 +29,17 @@ std::vector<ModelFiles> stories_files() {
 // Greedy generation as run.c does it: `steps` positions in all, so
 // steps + 1 - prompt length new tokens; run.c prints the prompt, then the
 // generated text, then a newline.
+// Both forward passes must reproduce it: the reference by construction, the
+// fast one because its f32 kernels only reorder sums.
 void expect_matches_greedy_reference(const ModelFiles& files, const std::string& greedy_jsonl) {
   const Engine engine = Engine::load(files.model, files.tokenizer);
-  Generator generator(engine);
+  for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast})
   for (const auto& ref : test::read_jsonl(greedy_jsonl)) {
-    SCOPED_TRACE(files.name + " prompt '" + ref["prompt"].get<std::string>() + "'");
+    GeneratorOptions options;
+    options.forward = kind;
+    Generator generator(engine, options);
+    SCOPED_TRACE(files.name + (kind == ForwardKind::Fast ? " fast" : " reference") + " prompt '" +
+                 ref["prompt"].get<std::string>() + "'");
     const auto ref_prompt_ids = ref["prompt_ids"].get<std::vector<int32_t>>();
     const auto ref_ids = ref["ids"].get<std::vector<int32_t>>();
     GenerateRequest request;
@@ -63,21 +70,25 @@ TEST(ReferenceModel, AiDreams260KGreedyMatchesLlama2c) {
 }
 
 // Feeds each reference input token one position at a time and compares the
-// full logits row.
+// full logits row, for both forward passes.
 void expect_logits_match(const std::string& model, const std::string& tokenizer, const std::string& logits_jsonl) {
   const Engine engine = Engine::load(model, tokenizer);
   const ModelConfig& c = engine.model().config();
-  ReferenceForward forward(engine.model());
-  KvCache cache(c.n_layers, c.kv_dim(), c.context_length);
+  for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast}) {
+  SCOPED_TRACE(kind == ForwardKind::Fast ? "fast" : "reference");
+  PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 64));
+  const SequenceId seq = cache.create_sequence();
   for (const auto& row : test::read_jsonl(logits_jsonl)) {
     const auto token = row["input_token"].get<int32_t>();
-    ASSERT_EQ(cache.length(), row["pos"].get<size_t>());
-    const auto logits = forward.run(cache, std::span(&token, 1), false, nullptr);
+    ASSERT_EQ(cache.length(seq), row["pos"].get<size_t>());
+    const SequenceChunk chunk{seq, std::span(&token, 1)};
+    const auto logits = engine.forward(kind).run(cache, std::span(&chunk, 1), false, nullptr);
     const auto want = row["logits"].get<std::vector<float>>();
     ASSERT_EQ(logits.size(), want.size());
     float worst = 0;
     for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(logits[i] - want[i]));
     EXPECT_LE(worst, 1e-4f) << "position " << row["pos"];
+  }
   }
 }
 
@@ -94,25 +105,38 @@ TEST(ReferenceModel, AiDreams260KLogitsMatchLlama2c) {
 }
 
 // Prefill runs the prompt through each layer together; its logits at every
-// position must equal those of feeding the tokens one at a time.
+// position must equal those of feeding the tokens one at a time (the
+// reference exactly; the fast path within rounding of its GEMMs).
 TEST(ReferenceModel, PrefillEqualsTokenByTokenDecode) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   const ModelConfig& c = engine.model().config();
   const std::vector<int32_t> tokens = engine.tokenizer().encode("Lily and Tom went to the park", true);
-  ReferenceForward forward(engine.model());
-  KvCache together(c.n_layers, c.kv_dim(), 64);
-  const auto all = forward.run(together, tokens, true, nullptr);
-  const std::vector<float> prefill(all.begin(), all.end());
-  KvCache one_by_one(c.n_layers, c.kv_dim(), 64);
-  for (size_t t = 0; t < tokens.size(); ++t) {
-    const auto logits = forward.run(one_by_one, std::span(&tokens[t], 1), false, nullptr);
-    for (size_t i = 0; i < c.vocab; ++i) ASSERT_EQ(logits[i], prefill[t * c.vocab + i]) << "pos " << t << " id " << i;
+  for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast}) {
+    SCOPED_TRACE(kind == ForwardKind::Fast ? "fast" : "reference");
+    PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 64));
+    const SequenceId together = cache.create_sequence();
+    const SequenceChunk prompt{together, tokens};
+    const auto all = engine.forward(kind).run(cache, std::span(&prompt, 1), true, nullptr);
+    const std::vector<float> prefill(all.begin(), all.end());
+    const SequenceId one_by_one = cache.create_sequence();
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      const SequenceChunk chunk{one_by_one, std::span(&tokens[t], 1)};
+      const auto logits = engine.forward(kind).run(cache, std::span(&chunk, 1), false, nullptr);
+      for (size_t i = 0; i < c.vocab; ++i) {
+        if (kind == ForwardKind::Reference)
+          ASSERT_EQ(logits[i], prefill[t * c.vocab + i]) << "pos " << t << " id " << i;
+        else
+          ASSERT_NEAR(logits[i], prefill[t * c.vocab + i], 1e-4) << "pos " << t << " id " << i;
+      }
+    }
   }
 }
 
 TEST(ReferenceModel, PromptLongerThanContextIsAnError) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
-  Generator generator(engine, 4);
+  GeneratorOptions options;
+  options.context = 4;
+  Generator generator(engine, options);
   GenerateRequest request;
   request.prompt = "Once upon a time there was a cat";
   try {
@@ -125,7 +149,9 @@ TEST(ReferenceModel, PromptLongerThanContextIsAnError) {
 
 TEST(ReferenceModel, StopsWhenTheContextIsFull) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
-  Generator generator(engine, 8);
+  GeneratorOptions options;
+  options.context = 8;
+  Generator generator(engine, options);
   GenerateRequest request;
   request.prompt = "Once upon a time";  // 5 tokens with BOS
   request.sampling.temperature = 0.0f;

@@ -137,7 +137,9 @@ TEST_F(Synthetic, TokenizerRoundTripsAndGenerationRuns) {
   // Lower-case words merge into multi-letter pieces.
   EXPECT_LT(tok.encode("hello world", false).size(), std::string("hello world").size());
 
-  Generator generator(engine, 32);
+  GeneratorOptions options;
+  options.context = 32;
+  Generator generator(engine, options);
   GenerateRequest request;
   request.prompt = "hello";
   request.max_new_tokens = 4;

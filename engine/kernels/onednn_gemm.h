@@ -1,0 +1,61 @@
+#pragma once
+// Prefill GEMMs through oneDNN's matmul primitive: Y[M][N] = X[M][K] * W^T,
+// W being model matrices of K columns stacked into N rows (Q, K and V as one
+// GEMM; gate and up as one), so one call reads the input once. The weights are converted
+// and reordered once, at construction, into the blocked layout oneDNN's
+// brgemm kernels read; primitives are created per M on first use and cached,
+// since oneDNN 2.6's brgemm rejects run-time dimensions.
+//
+// Compute type follows the stored weights: F32 matrices run an f32 GEMM (so
+// an f32 model's prefill stays within rounding of the reference), every
+// other type a bf16 GEMM with f32 accumulation (avx512_core_bf16 brgemm).
+//
+// oneDNN opens its own OpenMP region per execute: never call run() from
+// inside a parallel region.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/kernels/matrix_view.h"
+
+namespace dnnl {
+class engine;
+class memory;
+class matmul;
+}  // namespace dnnl
+
+namespace pdbench {
+
+class OnednnGemm {
+ public:
+  // All of `stacked` share one column count; rows are concatenated in order.
+  explicit OnednnGemm(std::span<const MatrixView> stacked);
+  ~OnednnGemm();
+  OnednnGemm(OnednnGemm&&) noexcept;
+  OnednnGemm& operator=(OnednnGemm&&) noexcept;
+
+  // y = x * W^T for m rows of x (K floats each) into m rows of y (N floats each).
+  void run(const float* x, float* y, size_t m);
+
+  size_t rows() const { return n_; }
+  size_t cols() const { return k_; }
+  bool is_bf16() const { return bf16_; }
+  size_t packed_bytes() const;  // memory the reordered copy of W takes
+  std::string implementation(size_t m);  // oneDNN's name for the kernel at this M
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  size_t n_ = 0;
+  size_t k_ = 0;
+  bool bf16_ = false;
+};
+
+// oneDNN's version and the ISA its kernels dispatch to, for fingerprints.
+std::string onednn_version();
+
+}  // namespace pdbench

@@ -1,0 +1,316 @@
+#include "engine/model/fast_forward.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "engine/attention/attention.h"
+#include "engine/kernels/reference.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double gemm_flops(size_t rows, size_t cols, size_t n) { return 2.0 * static_cast<double>(rows * cols * n); }
+double weight_bytes(std::initializer_list<const MatrixView*> ws) {
+  double b = 0;
+  for (const MatrixView* w : ws) b += static_cast<double>(w->bytes());
+  return b;
+}
+
+// One matrix of a fused GEMV: its rows are part of one row space that the
+// threads split, so Q/K/V (or gate/up) cost one barrier instead of three.
+struct GemvPart {
+  const MatrixView& w;
+  const GemvActivation& act;
+  float* y;
+};
+
+void gemv_parts(std::initializer_list<GemvPart> parts, int thread, int n_threads) {
+  int64_t total = 0;
+  for (const GemvPart& p : parts) total += p.w.rows;
+  const RowRange mine = gemv_thread_rows(total, thread, n_threads);
+  int64_t base = 0;
+  for (const GemvPart& p : parts) {
+    const int64_t lo = std::max(mine.begin, base);
+    const int64_t hi = std::min(mine.end, base + p.w.rows);
+    if (lo < hi) gemv_rows(p.w, p.act, p.y, lo - base, hi - base);
+    base += p.w.rows;
+  }
+}
+
+// Records phase times on thread 0 right after the barrier that ends a phase.
+class PhaseClock {
+ public:
+  explicit PhaseClock(OpProfile* profile) : profile_(profile), last_(Clock::now()) {}
+  void mark(Op op, int layer, double flops = 0, double bytes = 0) {
+    if (profile_ == nullptr || omp_get_thread_num() != 0) return;
+    const auto now = Clock::now();
+    profile_->add(op, layer, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count()),
+                  flops, bytes);
+    last_ = now;
+  }
+
+ private:
+  OpProfile* profile_;
+  Clock::time_point last_;
+};
+
+}  // namespace
+
+FastForward::FastForward(const Model& model) : model_(model) { pack_gemms(); }
+
+void FastForward::pack_gemms() {
+  const ModelWeights& w = model_.weights();
+  gemms_.reserve(w.layers.size());
+  for (const LayerWeights& l : w.layers) {
+    const MatrixView qkv[] = {l.wq, l.wk, l.wv};
+    const MatrixView gate_up[] = {l.w_gate, l.w_up};
+    gemms_.push_back(LayerGemms{OnednnGemm(qkv), OnednnGemm(std::span(&l.wo, 1)), OnednnGemm(gate_up),
+                                OnednnGemm(std::span(&l.w_down, 1))});
+  }
+}
+
+std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
+                                        OpProfile* profile) {
+  const std::vector<TokenSlot> slots = reserve_positions(cache, chunks, model_.config().vocab);
+  {
+    ScopedOp op(profile, Op::Embedding, -1, 0,
+                static_cast<double>(slots.size() * model_.weights().token_embedding.row_stride()));
+    embed(chunks);
+  }
+  partials_.resize(static_cast<size_t>(omp_get_max_threads()));
+  if (slots.size() == 1)
+    run_single(cache, slots[0], profile);
+  else
+    run_batched(cache, slots, profile);
+  // Each chunk's last token, or every token.
+  std::vector<size_t> rows;
+  for (size_t i = 0, end = 0; i < chunks.size(); ++i) {
+    const size_t begin = end;
+    end += chunks[i].tokens.size();
+    for (size_t r = all_logits ? begin : end - 1; r < end; ++r) rows.push_back(r);
+  }
+  logits_for_rows(rows, profile);
+  return logits_;
+}
+
+void FastForward::embed(std::span<const SequenceChunk> chunks) {
+  const size_t dim = model_.config().dim;
+  size_t n = 0;
+  for (const SequenceChunk& c : chunks) n += c.tokens.size();
+  x_.resize(n * dim);
+  size_t t = 0;
+  for (const SequenceChunk& c : chunks)
+    for (int32_t id : c.tokens) ref::embedding_row(model_.weights().token_embedding, id, &x_[t++ * dim]);
+}
+
+void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const ModelWeights& w = model_.weights();
+  xb_.resize(std::max(xb_.size(), rows.size() * c.dim));
+  {
+    ScopedOp op(profile, Op::OutputNorm, -1);
+    for (size_t i = 0; i < rows.size(); ++i)
+      ref::rmsnorm(&xb_[i * c.dim], &x_[rows[i] * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
+  }
+  logits_.resize(rows.size() * c.vocab);
+  ScopedOp op(profile, Op::LmHead, -1, gemm_flops(c.vocab, c.dim, rows.size()), weight_bytes({&w.output}));
+  for (size_t i = 0; i < rows.size(); ++i) gemv(w.output, &xb_[i * c.dim], &logits_[i * c.vocab]);
+}
+
+void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const ModelWeights& w = model_.weights();
+  const size_t n = slots.size();
+  const size_t qkv_width = c.q_dim() + 2 * c.kv_dim();
+  const auto rows = static_cast<int64_t>(n);
+  xb_.resize(n * std::max(c.dim, c.q_dim()));
+  qkv_.resize(n * qkv_width);
+  attn_.resize(n * c.q_dim());
+  out_.resize(n * c.dim);
+  gate_up_.resize(n * 2 * c.ffn_dim);
+  const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
+  double ctx_sum = 0;  // sum of n_ctx over tokens, for the attention's FLOPs and bytes
+  for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
+
+  for (size_t layer = 0; layer < c.n_layers; ++layer) {
+    const LayerWeights& l = w.layers[layer];
+    LayerGemms& g = gemms_[layer];
+    const int li = static_cast<int>(layer);
+    {
+      ScopedOp op(profile, Op::AttentionNorm, li);
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < rows; ++t)
+        ref::rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.attn_norm.data(),
+                     c.dim, c.rms_eps);
+    }
+    {
+      ScopedOp op(profile, Op::QkvProjection, li, gemm_flops(qkv_width, c.dim, n), weight_bytes({&l.wq, &l.wk, &l.wv}));
+      g.qkv.run(xb_.data(), qkv_.data(), n);
+    }
+    {
+      ScopedOp op(profile, Op::Rope, li);
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < rows; ++t) {
+        const auto ut = static_cast<size_t>(t);
+        float* q = &qkv_[ut * qkv_width];
+        float* k = q + c.q_dim();
+        float* v = k + c.kv_dim();
+        if (c.qkv_bias) {
+          ref::add(q, l.bq.data(), c.q_dim());
+          ref::add(k, l.bk.data(), c.kv_dim());
+          ref::add(v, l.bv.data(), c.kv_dim());
+        }
+        const auto pos = static_cast<int64_t>(slots[ut].pos);
+        ref::rope(q, c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+        ref::rope(k, c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+        cache.write(slots[ut].seq, layer, slots[ut].pos, k, v);
+      }
+    }
+    {
+      ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
+                  8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
+#pragma omp parallel
+      {
+        AttentionPartial& scratch = partials_[static_cast<size_t>(omp_get_thread_num())];
+        // Later tokens of a prompt attend over more positions: hand out work dynamically.
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t t = 0; t < rows; ++t) {
+          const TokenSlot& s = slots[static_cast<size_t>(t)];
+          paged_attention_decode(&qkv_[static_cast<size_t>(t) * qkv_width], cache, s.seq, layer, s.pos + 1, shape,
+                                 scratch, &attn_[static_cast<size_t>(t) * c.q_dim()]);
+        }
+      }
+    }
+    {
+      ScopedOp op(profile, Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), n), weight_bytes({&l.wo}));
+      g.wo.run(attn_.data(), out_.data(), n);
+      ref::add(x_.data(), out_.data(), n * c.dim);
+    }
+    {
+      ScopedOp op(profile, Op::FfnNorm, li);
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < rows; ++t)
+        ref::rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.ffn_norm.data(),
+                     c.dim, c.rms_eps);
+    }
+    {
+      ScopedOp op(profile, Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, n), weight_bytes({&l.w_gate, &l.w_up}));
+      g.gate_up.run(xb_.data(), gate_up_.data(), n);
+      // SwiGLU in place: row t becomes silu(gate) * up in its first ffn_dim.
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < rows; ++t) {
+        float* row = &gate_up_[static_cast<size_t>(t) * 2 * c.ffn_dim];
+        ref::swiglu(row, row + c.ffn_dim, c.ffn_dim);
+      }
+    }
+    {
+      ScopedOp op(profile, Op::FfnDown, li, gemm_flops(c.dim, c.ffn_dim, n), weight_bytes({&l.w_down}));
+      // Compact the SwiGLU outputs to [n][ffn_dim] for the down GEMM; row t
+      // moves to a lower offset that no later row still needs.
+      for (size_t t = 1; t < n; ++t)
+        std::copy_n(&gate_up_[t * 2 * c.ffn_dim], c.ffn_dim, &gate_up_[t * c.ffn_dim]);
+      g.down.run(gate_up_.data(), out_.data(), n);
+      ref::add(x_.data(), out_.data(), n * c.dim);
+    }
+  }
+}
+
+void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile) {
+  const ModelConfig& c = model_.config();
+  const ModelWeights& w = model_.weights();
+  const size_t n_ctx = slot.pos + 1;
+  const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
+  xb_.resize(std::max(c.dim, c.q_dim()));
+  qkv_.resize(c.q_dim() + 2 * c.kv_dim());
+  attn_.resize(c.q_dim());
+  out_.resize(c.dim);
+  gate_up_.resize(2 * c.ffn_dim);
+  logits_.resize(c.vocab);
+  float* q = qkv_.data();
+  float* k = q + c.q_dim();
+  float* v = k + c.kv_dim();
+  float* gate = gate_up_.data();
+  float* up = gate + c.ffn_dim;
+  PhaseClock clock(profile);
+
+#pragma omp parallel
+  {
+    const int tid = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    // Attention splits the context's positions across threads; each thread
+    // keeps a partial softmax state that one thread merges.
+    const RowRange positions = gemv_thread_rows(static_cast<int64_t>(n_ctx), tid, nt);
+    AttentionPartial& part = partials_[static_cast<size_t>(tid)];
+    for (size_t layer = 0; layer < c.n_layers; ++layer) {
+      const LayerWeights& l = w.layers[layer];
+      const int li = static_cast<int>(layer);
+#pragma omp single
+      {
+        ref::rmsnorm(xb_.data(), x_.data(), l.attn_norm.data(), c.dim, c.rms_eps);
+        gemv_prepare(l.wq.type, xb_.data(), c.dim, act_q_);
+        gemv_prepare(l.wk.type, xb_.data(), c.dim, act_k_);
+        gemv_prepare(l.wv.type, xb_.data(), c.dim, act_v_);
+      }
+      clock.mark(Op::AttentionNorm, li);
+      gemv_parts({{l.wq, act_q_, q}, {l.wk, act_k_, k}, {l.wv, act_v_, v}}, tid, nt);
+#pragma omp barrier
+      clock.mark(Op::QkvProjection, li, gemm_flops(c.q_dim() + 2 * c.kv_dim(), c.dim, 1), weight_bytes({&l.wq, &l.wk, &l.wv}));
+#pragma omp single
+      {
+        if (c.qkv_bias) {
+          ref::add(q, l.bq.data(), c.q_dim());
+          ref::add(k, l.bk.data(), c.kv_dim());
+          ref::add(v, l.bv.data(), c.kv_dim());
+        }
+        ref::rope(q, c.n_heads, c.head_dim, c.rope_dim, static_cast<int64_t>(slot.pos), c.rope_theta, c.rope_style);
+        ref::rope(k, c.n_kv_heads, c.head_dim, c.rope_dim, static_cast<int64_t>(slot.pos), c.rope_theta, c.rope_style);
+        cache.write(slot.seq, layer, slot.pos, k, v);
+      }
+      clock.mark(Op::Rope, li);
+      attention_partial(q, cache, slot.seq, layer, static_cast<size_t>(positions.begin),
+                        static_cast<size_t>(positions.end), shape, part);
+#pragma omp barrier
+#pragma omp single
+      {
+        merge_attention(std::span(partials_.data(), static_cast<size_t>(nt)), shape, attn_.data());
+        gemv_prepare(l.wo.type, attn_.data(), c.q_dim(), act_o_);
+      }
+      clock.mark(Op::Attention, li, 4.0 * static_cast<double>(c.q_dim() * n_ctx),
+                 8.0 * static_cast<double>(c.kv_dim() * n_ctx));
+      gemv_parts({{l.wo, act_o_, out_.data()}}, tid, nt);
+#pragma omp barrier
+#pragma omp single
+      ref::add(x_.data(), out_.data(), c.dim);
+      clock.mark(Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), 1), weight_bytes({&l.wo}));
+#pragma omp single
+      {
+        ref::rmsnorm(xb_.data(), x_.data(), l.ffn_norm.data(), c.dim, c.rms_eps);
+        gemv_prepare(l.w_gate.type, xb_.data(), c.dim, act_gate_);
+        gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
+      }
+      clock.mark(Op::FfnNorm, li);
+      gemv_parts({{l.w_gate, act_gate_, gate}, {l.w_up, act_up_, up}}, tid, nt);
+#pragma omp barrier
+#pragma omp single
+      {
+        ref::swiglu(gate, up, c.ffn_dim);
+        gemv_prepare(l.w_down.type, gate, c.ffn_dim, act_down_);
+      }
+      clock.mark(Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, 1), weight_bytes({&l.w_gate, &l.w_up}));
+      gemv_parts({{l.w_down, act_down_, out_.data()}}, tid, nt);
+#pragma omp barrier
+#pragma omp single
+      ref::add(x_.data(), out_.data(), c.dim);
+      clock.mark(Op::FfnDown, li, gemm_flops(c.dim, c.ffn_dim, 1), weight_bytes({&l.w_down}));
+    }
+  }
+}
+
+}  // namespace pdbench

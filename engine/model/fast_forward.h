@@ -1,0 +1,48 @@
+#pragma once
+// The optimized forward pass. Prefill runs each layer's projections as
+// oneDNN GEMMs over all prompt tokens (Q/K/V fused into one, gate/up into
+// one); decode runs the SIMD GEMV kernels inside ONE OpenMP parallel region
+// per token, threads splitting every matrix's rows between barriers, so a
+// step pays one thread wake-up instead of one per op.
+#include <memory>
+#include <vector>
+
+#include "engine/attention/decode_attention.h"
+#include "engine/kernels/gemv.h"
+#include "engine/kernels/onednn_gemm.h"
+#include "engine/model/forward.h"
+
+namespace pdbench {
+
+class FastForward : public Forward {
+ public:
+  explicit FastForward(const Model& model);  // packs the prefill GEMM weights
+  std::span<const float> run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
+                             OpProfile* profile) override;
+
+ private:
+  struct LayerGemms {
+    OnednnGemm qkv;     // rows: q_dim + 2 kv_dim
+    OnednnGemm wo;
+    OnednnGemm gate_up;  // rows: 2 ffn_dim
+    OnednnGemm down;
+  };
+
+  // Every token in flight through GEMMs (prompts, or a batch of decodes).
+  void run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile);
+  // One token of one sequence through GEMVs in a single parallel region.
+  void run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile);
+  void embed(std::span<const SequenceChunk> chunks);
+  void logits_for_rows(std::span<const size_t> rows, OpProfile* profile);
+  void pack_gemms();
+
+  const Model& model_;
+  std::vector<LayerGemms> gemms_;  // packed at construction: load time, not TTFT
+  // Activations, one row per token in flight.
+  std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
+  std::vector<AttentionPartial> partials_;  // one per thread
+  // Decode: x prepared once per matrix for the GEMV kernels.
+  GemvActivation act_q_, act_k_, act_v_, act_o_, act_gate_, act_up_, act_down_, act_lm_;
+};
+
+}  // namespace pdbench

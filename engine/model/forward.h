@@ -1,0 +1,53 @@
+#pragma once
+// A forward pass: tokens of one or more sequences in, their K/V appended to
+// the paged cache, logits out. Two implementations: ReferenceForward (plain
+// f32, the oracle) and FastForward (oneDNN GEMMs over every token in flight,
+// SIMD GEMV for a single decode token).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "engine/attention/paged_kv_cache.h"
+#include "engine/model/model.h"
+#include "engine/profile/op_profile.h"
+
+namespace pdbench {
+
+// The next tokens of one sequence, run at positions cache.length(seq) onwards.
+struct SequenceChunk {
+  SequenceId seq;
+  std::span<const int32_t> tokens;
+};
+
+class Forward {
+ public:
+  virtual ~Forward() = default;
+  // Runs every chunk (a prompt is one chunk: prefill; decode is one token per
+  // sequence) and returns the logits of each chunk's last token, one vocab
+  // row per chunk in order, or of every token when all_logits. Valid until
+  // the next call. Throws Error, before changing the cache, when a token is
+  // outside the vocabulary or the cache cannot hold the new positions.
+  virtual std::span<const float> run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
+                                     OpProfile* profile) = 0;
+};
+
+enum class ForwardKind { Reference, Fast };
+ForwardKind parse_forward_kind(std::string_view name);  // "reference" | "fast"
+std::unique_ptr<Forward> make_forward(const Model& model, ForwardKind kind);
+
+// Where each token of a batch of chunks goes: sequence and position.
+struct TokenSlot {
+  SequenceId seq;
+  size_t pos;
+};
+
+// Validates the chunks' tokens, reserves their positions in the cache (all or
+// nothing) and returns one slot per token in chunk order.
+std::vector<TokenSlot> reserve_positions(PagedKvCache& cache, std::span<const SequenceChunk> chunks, size_t vocab);
+
+// The cache shape a model needs, with the given element types and capacity.
+KvCacheConfig kv_cache_config(const ModelConfig& model, KvType k_type, KvType v_type, size_t block_tokens,
+                              size_t capacity_tokens);
+
+}  // namespace pdbench
