@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/pdbench/commands.h"
+#include "bench/resultsdb/history.h"
 #include "bench/runner/runner.h"
 #include "bench/runner/scenario.h"
 #include "engine/util/error.h"
@@ -27,6 +28,8 @@ struct RunArgs {
   std::string out_dir;
   std::string shard = "1/1";
   bool resume = false;
+  std::string db;
+  size_t decode_delay_us = 0;
   std::string command_line;
 };
 
@@ -66,6 +69,7 @@ std::string describe(const RunArgs& a) {
   add("--prompt-source", a.prompt_source);
   if (a.repetitions > 0) add("-r", std::to_string(a.repetitions));
   if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
+  if (a.decode_delay_us > 0) add("--test-decode-delay-us", std::to_string(a.decode_delay_us));
   return out;
 }
 
@@ -108,11 +112,15 @@ void run(const RunArgs& a) {
   options.resume = a.resume;
   options.shard = runner::parse_shard(a.shard);
   options.command_line = a.command_line;
+  options.decode_delay_us = a.decode_delay_us;
   const runner::RunReport report = runner::run_scenario(s, options, stderr);
   std::fprintf(stderr, "%zu cases, %zu runs measured%s; results in %s%s\n", report.cases, report.runs,
                report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
                options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
   print_table(report.summary);
+  if (!a.db.empty())
+    std::fprintf(stderr, "stored as run %lld in %s\n",
+                 static_cast<long long>(resultsdb::History(a.db).append(options.out_dir)), a.db.c_str());
 }
 
 }  // namespace
@@ -151,6 +159,10 @@ void register_run(CLI::App& app) {
   cmd->add_option("-o,--output", args->out_dir, "Results folder (default: results/<scenario name>)");
   cmd->add_flag("--resume", args->resume, "Continue the run in the results folder, skipping finished runs");
   cmd->add_option("--shard", args->shard, "Run only every n-th case, starting at the k-th: k/n");
+  cmd->add_option("--db", args->db, "Also append the run to this results history (SQLite; docs/RESULTS.md)");
+  // Test-only, hidden from --help: a slowed build for compare's checks.
+  cmd->add_option("--test-decode-delay-us", args->decode_delay_us, "Busy-wait this long in every decode step")
+      ->group("");
   cmd->callback([args] {
     args->command_line = describe(*args);
     run(*args);

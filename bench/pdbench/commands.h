@@ -12,5 +12,6 @@ void register_make_model(CLI::App& app);
 void register_run(CLI::App& app);
 void register_sysinfo(CLI::App& app);
 void register_merge(CLI::App& app);
+void register_compare(CLI::App& app);
 
 }  // namespace pdbench::cli

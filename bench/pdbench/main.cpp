@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   pdbench::cli::register_run(app);
   pdbench::cli::register_sysinfo(app);
   pdbench::cli::register_merge(app);
+  pdbench::cli::register_compare(app);
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   std::string known;
   bool is_known = false;

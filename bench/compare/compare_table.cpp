@@ -1,0 +1,180 @@
+#include "bench/compare/compare_table.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "bench/compare/holm.h"
+#include "bench/compare/mann_whitney.h"
+#include "engine/util/error.h"
+
+namespace pdbench::compare {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+double parse_time(const std::string& cell, const std::string& where) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (cell.empty() || *end != '\0' || errno != 0 || !(v >= 0))
+    throw Error(where + ": '" + cell + "' is not a time in ms");
+  return v;
+}
+
+// metric column -> case_id -> samples, in row order; cases in first-seen order.
+struct Samples {
+  std::vector<std::string> cases;
+  std::map<std::string, std::map<std::string, std::vector<double>>> values;
+};
+
+Samples collect(const RunData& run) {
+  Samples s;
+  const runner::Table& t = run.samples;
+  const size_t case_col = t.column("case_id");
+  for (const auto& row : t.rows) {
+    const std::string& id = row[case_col];
+    if (std::find(s.cases.begin(), s.cases.end(), id) == s.cases.end()) s.cases.push_back(id);
+  }
+  for (const Metric& m : compared_metrics()) {
+    const auto it = std::find(t.columns.begin(), t.columns.end(), m.column);
+    if (it == t.columns.end()) continue;  // an older results folder: the metric is left out
+    const auto col = static_cast<size_t>(it - t.columns.begin());
+    auto& by_case = s.values[m.column];
+    for (const auto& row : t.rows)
+      if (!row[col].empty())  // tpot is empty for one-token runs
+        by_case[row[case_col]].push_back(parse_time(row[col], run.label + " samples.csv " + m.column));
+  }
+  return s;
+}
+
+std::string fixed(double v, const char* format) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+RunData load_run_dir(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw Error(dir + ": no such results folder");
+  RunData run;
+  run.label = dir;
+  const fs::path meta_path = fs::path(dir) / "meta.json";
+  std::ifstream in(meta_path);
+  if (!in) fail_file(meta_path.string(), "cannot read (not a pdbench results folder?)");
+  run.meta = nlohmann::json::parse(in, nullptr, false);
+  if (run.meta.is_discarded() || !run.meta.is_object()) fail_file(meta_path.string(), "not valid JSON");
+  const fs::path samples = fs::path(dir) / "samples.csv";
+  if (!fs::exists(samples)) fail_file(samples.string(), "missing");
+  run.samples = runner::read_csv(samples.string());
+  return run;
+}
+
+const std::vector<Metric>& compared_metrics() {
+  static const std::vector<Metric> metrics = {
+      {"tokenize_ms", "tokenize", "prefill"},  {"prefill_ms", "prefill", "prefill"},
+      {"ttft_ms", "TTFT", "prefill"},          {"itl_median_ms", "ITL median", "decode"},
+      {"tpot_ms", "TPOT", "decode"},           {"decode_ms", "decode", "decode"},
+      {"e2e_ms", "E2E", "e2e"},
+  };
+  return metrics;
+}
+
+const std::vector<std::string>& phases() {
+  static const std::vector<std::string> p = {"prefill", "decode", "e2e"};
+  return p;
+}
+
+bool Comparison::regressed() const {
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const Row& r) { return r.judgement.verdict == Verdict::Regressed; });
+}
+
+std::vector<PhaseCounts> Comparison::by_phase() const {
+  std::vector<PhaseCounts> out;
+  for (const auto& phase : phases()) {
+    PhaseCounts pc{phase, {}};
+    for (const Row& r : rows)
+      if (r.metric.phase == phase) ++pc.count[static_cast<size_t>(r.judgement.verdict)];
+    out.push_back(std::move(pc));
+  }
+  return out;
+}
+
+Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule) {
+  Comparison c;
+  c.base_label = base.label;
+  c.new_label = next.label;
+  c.rule = rule;
+  c.fingerprint = fingerprint_differences(base.meta, next.meta);
+  const Samples a = collect(base), b = collect(next);
+  for (const auto& id : a.cases)
+    if (std::find(b.cases.begin(), b.cases.end(), id) == b.cases.end()) c.only_base.push_back(id);
+  for (const auto& id : b.cases)
+    if (std::find(a.cases.begin(), a.cases.end(), id) == a.cases.end()) c.only_new.push_back(id);
+  if (c.only_base.size() == a.cases.size())
+    throw Error(base.label + " and " + next.label + " have no case in common");
+
+  std::vector<std::vector<double>> base_samples, new_samples;  // per row
+  for (const auto& id : a.cases) {
+    if (std::find(c.only_base.begin(), c.only_base.end(), id) != c.only_base.end()) continue;
+    for (const Metric& m : compared_metrics()) {
+      const auto ia = a.values.find(m.column), ib = b.values.find(m.column);
+      if (ia == a.values.end() || ib == b.values.end()) continue;
+      const auto xa = ia->second.find(id), xb = ib->second.find(id);
+      if (xa == ia->second.end() || xb == ib->second.end()) continue;
+      Row row{id, m, side_stats(xa->second), side_stats(xb->second), {}, {}};
+      row.test.tested = testable(xa->second.size(), xb->second.size(), rule.alpha);
+      if (row.test.tested) row.test.p = mann_whitney(xa->second, xb->second).p;
+      c.rows.push_back(std::move(row));
+    }
+  }
+  std::vector<double> p;
+  for (const Row& r : c.rows)
+    if (r.test.tested) p.push_back(r.test.p);
+  c.tests = p.size();
+  const std::vector<double> adjusted = holm_adjust(p);
+  size_t k = 0;
+  for (Row& r : c.rows) {
+    if (r.test.tested) r.test.p_adj = adjusted[k++];
+    r.judgement = judge(r.base, r.next, r.test, rule);
+  }
+  return c;
+}
+
+std::string text_report(const Comparison& c) {
+  size_t width = 4;
+  for (const Row& r : c.rows) width = std::max(width, r.case_id.size());
+  const int w = static_cast<int>(width);
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s %-7s %-10s %10s %10s %8s %8s %8s %7s  %s\n", w, "case", "phase", "metric",
+                "base ms", "new ms", "change", "p", "p_holm", "noise", "verdict");
+  out += line;
+  for (const Row& r : c.rows) {
+    const bool tested = r.test.tested;
+    std::snprintf(line, sizeof line, "%-*s %-7s %-10s %10.4f %10.4f %8s %8s %8s %7s  %s (%s)\n", w,
+                  r.case_id.c_str(), r.metric.phase, r.metric.name, r.base.median, r.next.median,
+                  fixed(r.judgement.change_pct, "%+.1f%%").c_str(), tested ? fixed(r.test.p, "%.4f").c_str() : "-",
+                  tested ? fixed(r.test.p_adj, "%.4f").c_str() : "-", fixed(r.base.noise_pct, "%.1f%%").c_str(),
+                  verdict_name(r.judgement.verdict), r.judgement.reason.c_str());
+    out += line;
+  }
+  out += "\n";
+  for (const PhaseCounts& pc : c.by_phase()) {
+    std::snprintf(line, sizeof line, "%-8s %zu regressed, %zu improved, %zu unchanged, %zu unstable\n",
+                  (pc.phase + ":").c_str(), pc.count[static_cast<size_t>(Verdict::Regressed)],
+                  pc.count[static_cast<size_t>(Verdict::Improved)], pc.count[static_cast<size_t>(Verdict::Unchanged)],
+                  pc.count[static_cast<size_t>(Verdict::Unstable)]);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace pdbench::compare
