@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency from Debian 12 packages.
+# Installs every build and test dependency from Debian 12 packages, and the
+# report's chart scripts from npm (exact versions in reports/package-lock.json).
 # Both README commands call it; it is idempotent and downloads nothing else.
 set -euo pipefail
 
@@ -16,7 +17,12 @@ packages=(
   zlib1g-dev                # tokenizer.json.gz
   libcsv-dev                # reading CSV results back
   libsqlite3-dev            # results history
+  chromium                  # the report's headless-browser test
 )
+# Node.js draws the report's SVG charts and drives the browser test; a Node
+# installed another way (NodeSource bundles npm) is kept, not replaced.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,4 +36,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Vega, Vega-Lite, vega-embed (inlined into reports) and playwright-core,
+# reinstalled only when the lock file changed.
+reports="$(cd "$(dirname "$0")/.." && pwd)/reports"
+if [ ! -f "$reports/node_modules/.package-lock.json" ] ||
+   [ "$reports/package-lock.json" -nt "$reports/node_modules/.package-lock.json" ]; then
+  npm ci --prefix "$reports" --no-audit --no-fund --loglevel=error >/dev/null
 fi

@@ -13,5 +13,6 @@ void register_run(CLI::App& app);
 void register_sysinfo(CLI::App& app);
 void register_merge(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace pdbench::cli

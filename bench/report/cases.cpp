@@ -1,0 +1,179 @@
+#include "bench/report/cases.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "bench/runner/stats.h"
+
+namespace pdbench::report {
+
+namespace {
+
+bool is_numeric_axis(const std::string& axis) {
+  return axis != "kv_type_k" && axis != "kv_type_v" && axis != "kv_cache" && axis != "weight_type" &&
+         axis != "sampling";
+}
+
+std::string integer(const nlohmann::json& value) {
+  return value.is_number() ? std::to_string(value.get<long>()) : value.dump();
+}
+
+std::string axis_label(const std::string& axis, const nlohmann::json& s) {
+  const nlohmann::json& v = s.contains(axis) ? s.at(axis) : nlohmann::json();
+  if (axis == "prompt_tokens") return "prompt " + integer(v);
+  if (axis == "output_tokens") return integer(v) + " out";
+  if (axis == "context_depth") return "depth " + integer(v);
+  if (axis == "threads") return v.is_number() ? threads_label(v.get<long>()) : "threads ?";
+  if (axis == "batch") return "batch " + integer(v);
+  if (axis == "kv") return "KV " + s.value("kv", std::string("?"));
+  if (axis == "kv_block") return "block " + integer(v);
+  if (axis == "kv_capacity") return "capacity " + integer(v);
+  if (axis == "kv_cache") return "KV cache " + v.get<std::string>();
+  if (axis == "weight_type") return "weights " + v.get<std::string>();
+  if (axis == "prefix_sharing") return "shared " + std::to_string(std::lround(v.get<double>() * 100)) + "%";
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+const std::vector<std::string>& case_axes() {
+  static const std::vector<std::string> kAxes{
+      "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",    "kv_type_k",     "kv_type_v",
+      "kv_block",      "kv_capacity",   "kv_cache",      "weight_type", "sampling", "prefix_sharing"};
+  return kAxes;
+}
+
+std::vector<std::string> varying_axes(const std::vector<RunData>& runs) {
+  std::vector<std::string> varying;
+  for (const auto& axis : case_axes()) {
+    std::set<std::string> values;
+    for (const auto& run : runs)
+      if (has_column(run.summary, axis))
+        for (const auto& row : run.summary.rows) values.insert(cell(run.summary, row, axis));
+    if (values.size() > 1) varying.push_back(axis);
+  }
+  return varying;
+}
+
+nlohmann::json case_settings(const runner::Table& table, const Row& row) {
+  nlohmann::json s = nlohmann::json::object();
+  s["case_id"] = cell(table, row, "case_id");
+  for (const auto& axis : case_axes()) {
+    if (!has_column(table, axis)) continue;
+    if (is_numeric_axis(axis)) {
+      const double v = number(table, row, axis);
+      s[axis] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+    } else {
+      s[axis] = cell(table, row, axis);
+    }
+  }
+  const std::string k = s.value("kv_type_k", std::string("?"));
+  const std::string v = s.value("kv_type_v", std::string("?"));
+  s["kv"] = k == v ? k : k + "/" + v;
+  return s;
+}
+
+std::string series_label(const nlohmann::json& settings, const std::vector<std::string>& varying,
+                         const std::vector<std::string>& leave_out, const std::vector<std::string>& always) {
+  const auto named = [&](const std::string& axis) {
+    return std::find(varying.begin(), varying.end(), axis) != varying.end() ||
+           std::find(always.begin(), always.end(), axis) != always.end();
+  };
+  // The axes a chart is about (`always`) lead the label.
+  std::string first, rest;
+  for (std::string axis : case_axes()) {
+    if (axis == "kv_type_v") continue;
+    const bool kv = axis == "kv_type_k";
+    if (kv) axis = "kv";
+    const bool shown = kv ? named("kv") || named("kv_type_k") || named("kv_type_v") : named(axis);
+    if (!shown || std::find(leave_out.begin(), leave_out.end(), axis) != leave_out.end()) continue;
+    std::string& part = std::find(always.begin(), always.end(), axis) != always.end() ? first : rest;
+    part += (part.empty() ? "" : " · ") + axis_label(axis, settings);
+  }
+  const std::string label = first + (first.empty() || rest.empty() ? "" : " · ") + rest;
+  return label.empty() ? "all cases" : label;
+}
+
+std::string threads_label(long threads) {
+  if (threads == 0) return "all cores";
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+const Row* summary_row(const RunData& run, const std::string& case_id) {
+  for (const auto& row : run.summary.rows)
+    if (cell(run.summary, row, "case_id") == case_id) return &row;
+  return nullptr;
+}
+
+std::vector<OpMedian> op_medians(const runner::Table& ops) {
+  using Key = std::tuple<std::string, std::string, std::string>;
+  struct Values {
+    size_t order = 0;
+    std::vector<double> ms, gflop, gbyte, calls;
+  };
+  std::map<Key, Values> groups;
+  const size_t c_case = ops.column("case_id"), c_phase = ops.column("phase"), c_op = ops.column("op");
+  for (const auto& row : ops.rows) {
+    auto [it, added] = groups.try_emplace(Key{row[c_case], row[c_phase], row[c_op]});
+    if (added) it->second.order = groups.size();
+    it->second.ms.push_back(number(ops, row, "ms"));
+    it->second.gflop.push_back(number(ops, row, "gflop"));
+    it->second.gbyte.push_back(number(ops, row, "gbyte"));
+    it->second.calls.push_back(number(ops, row, "calls"));
+  }
+  std::vector<std::pair<size_t, OpMedian>> ordered;
+  for (const auto& [key, v] : groups)
+    ordered.push_back({v.order, OpMedian{std::get<0>(key), std::get<1>(key), std::get<2>(key), runner::median(v.ms),
+                                         runner::median(v.gflop), runner::median(v.gbyte), runner::median(v.calls)}});
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<OpMedian> out;
+  for (auto& [order, o] : ordered) out.push_back(std::move(o));
+  return out;
+}
+
+std::vector<StepMedian> step_medians(const runner::Table& steps) {
+  using Key = std::pair<std::string, double>;
+  struct Values {
+    size_t order = 0;
+    double kv_length = 0;
+    std::vector<double> step_ms, forward_ms;
+  };
+  std::map<Key, Values> groups;
+  const size_t c_case = steps.column("case_id");
+  for (const auto& row : steps.rows) {
+    auto [it, added] = groups.try_emplace(Key{row[c_case], number(steps, row, "step")});
+    if (added) {
+      it->second.order = groups.size();
+      it->second.kv_length = number(steps, row, "kv_length");
+    }
+    it->second.step_ms.push_back(number(steps, row, "step_ms"));
+    it->second.forward_ms.push_back(number(steps, row, "forward_ms"));
+  }
+  std::vector<std::pair<size_t, StepMedian>> ordered;
+  for (const auto& [key, v] : groups)
+    ordered.push_back({v.order, StepMedian{key.first, key.second, v.kv_length, runner::median(v.step_ms),
+                                           runner::median(v.forward_ms)}});
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<StepMedian> out;
+  for (auto& [order, s] : ordered) out.push_back(std::move(s));
+  return out;
+}
+
+std::optional<runner::Limits> run_limits(const RunData& run) {
+  const nlohmann::json* limits = nullptr;
+  if (run.meta.contains("fingerprint") && run.meta["fingerprint"].contains("limits"))
+    limits = &run.meta["fingerprint"]["limits"];
+  if (limits == nullptr || !limits->is_object()) return std::nullopt;
+  runner::Limits l;
+  l.read_gb_s_1t = limits->value("read_gb_s_1t", 0.0);
+  l.read_gb_s_all = limits->value("read_gb_s_all", 0.0);
+  l.fp32_gflop_s_1t = limits->value("fp32_gflop_s_1t", 0.0);
+  l.fp32_gflop_s_all = limits->value("fp32_gflop_s_all", 0.0);
+  l.method = limits->value("method", std::string());
+  if (l.read_gb_s_all <= 0 || l.fp32_gflop_s_all <= 0) return std::nullopt;
+  return l;
+}
+
+}  // namespace pdbench::report

@@ -1,0 +1,24 @@
+#pragma once
+// pdbench report: results folders into an HTML page and, optionally, a
+// Markdown file with SVG charts next to it. Every file is written under a
+// temporary name and renamed, so readers never see half a report.
+#include <string>
+#include <vector>
+
+namespace pdbench::report {
+
+struct ReportOptions {
+  std::vector<std::string> results;  // results folders, in overlay order
+  std::string html;                  // output .html path
+  std::string markdown;              // output .md path, or "" for none
+};
+
+struct ReportFiles {
+  std::vector<std::string> written;
+  size_t charts = 0;
+  size_t skipped = 0;  // charts without data, explained in the report
+};
+
+ReportFiles write_report(const ReportOptions& options);
+
+}  // namespace pdbench::report

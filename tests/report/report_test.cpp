@@ -1,0 +1,213 @@
+// pdbench report on the fixture results (tests/data/results-fixture): every
+// chart present with data in the HTML, sentences computed from the numbers,
+// overlays of two runs, Markdown with its SVG images, and clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "bench/report/chart_specs.h"
+#include "bench/report/insights.h"
+#include "bench/report/report.h"
+#include "bench/report/results_reader.h"
+#include "engine/util/error.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string fixture(const std::string& name) { return test::data_path("results-fixture/" + name); }
+
+// The chart specs embedded in the page, by id (std::regex would recurse
+// through the megabyte of inlined scripts).
+std::map<std::string, json> embedded_specs(const std::string& html) {
+  std::map<std::string, json> specs;
+  const std::string open = "<script type=\"application/json\" id=\"spec-";
+  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+    const size_t id_end = html.find('"', at + open.size());
+    const size_t body = html.find('>', id_end) + 1;
+    specs[html.substr(at + open.size(), id_end - at - open.size())] =
+        json::parse(html.substr(body, html.find("</script>", body) - body));
+  }
+  return specs;
+}
+
+// Every data.values array in a spec, layers included.
+void collect_values(const json& spec, std::vector<const json*>& out) {
+  if (spec.contains("data") && spec["data"].contains("values")) out.push_back(&spec["data"]["values"]);
+  if (spec.contains("layer"))
+    for (const auto& layer : spec["layer"]) collect_values(layer, out);
+}
+
+std::set<std::string> runs_in(const json& spec) {
+  std::vector<const json*> values;
+  collect_values(spec, values);
+  std::set<std::string> runs;
+  for (const json* v : values)
+    for (const auto& datum : *v)
+      if (datum.contains("run")) runs.insert(datum["run"].get<std::string>());
+  return runs;
+}
+
+const std::set<std::string> kChartIds{"ttft", "prefill-rate", "decode-steps", "latency-throughput",
+                                      "kv-bytes", "ops", "roofline"};
+
+TEST(Report, HtmlEmbedsEveryChartWithData) {
+  const std::string dir = test::temp_dir("report-html");
+  const std::string html_path = dir + "/out/a.html";
+  const ReportFiles files = write_report({{fixture("a")}, html_path, ""});
+  EXPECT_EQ(files.charts, kChartIds.size());
+  EXPECT_EQ(files.skipped, 0u);
+  const std::string html = read_text(html_path);
+
+  const auto specs = embedded_specs(html);
+  std::set<std::string> ids;
+  for (const auto& [id, spec] : specs) {
+    ids.insert(id);
+    std::vector<const json*> values;
+    collect_values(spec, values);
+    ASSERT_FALSE(values.empty()) << id;
+    for (const json* v : values) EXPECT_FALSE(v->empty()) << id << ": a data set is empty";
+    EXPECT_NE(html.find("id=\"chart-" + id + "\""), std::string::npos) << id << ": no container";
+  }
+  EXPECT_EQ(ids, kChartIds);
+
+  // Self-contained: libraries inlined, nothing fetched.
+  EXPECT_NE(html.find("vegaEmbed"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  // The header names the machine.
+  EXPECT_NE(html.find("Intel(R) Xeon(R) Processor"), std::string::npos);
+  EXPECT_NE(html.find("What bounds each phase"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Report, ChartsShowCaseSettingsInTooltips) {
+  const auto charts = build_charts(read_runs({fixture("a")}));
+  const Chart& ttft = charts.front();
+  ASSERT_EQ(ttft.id, "ttft");
+  const std::string dumped = ttft.spec.dump();
+  for (const char* field : {"\"case_id\"", "\"context_depth\"", "\"threads_label\"", "\"ttft_median_ms\""})
+    EXPECT_NE(dumped.find(field), std::string::npos) << field;
+  // A point carries its exact median, straight from summary.csv.
+  bool found = false;
+  for (const auto& d : ttft.spec["data"]["values"])
+    if (d["case_id"] == "p64_n32_d0_t1_greedy") found = std::abs(d["ttft_median_ms"].get<double>() - 4.22) < 1e-9;
+  EXPECT_TRUE(found);
+}
+
+TEST(Report, SeveralRunsAreOverlaidByColor) {
+  const auto charts = build_charts(read_runs({fixture("a"), fixture("b")}));
+  for (const auto& chart : charts) {
+    ASSERT_FALSE(chart.spec.is_null()) << chart.id;
+    EXPECT_EQ(runs_in(chart.spec), (std::set<std::string>{"a", "b"})) << chart.id;
+  }
+  // Color is the run wherever a legend tells series apart.
+  EXPECT_EQ(charts.front().spec["encoding"]["color"]["field"], "run");
+}
+
+// The percentage the fixture's ops.csv gives for one operator's share.
+long share_pct(const std::string& dir, const std::string& case_id, const std::string& phase, const std::string& op) {
+  const runner::Table ops = runner::read_csv(dir + "/ops.csv");
+  double part = 0, all = 0;
+  for (const auto& row : ops.rows) {
+    if (row[ops.column("case_id")] != case_id || row[ops.column("phase")] != phase) continue;
+    const double ms = std::stod(row[ops.column("ms")]);
+    all += ms;
+    if (row[ops.column("op")] == op) part += ms;
+  }
+  return std::lround(100 * part / all);
+}
+
+TEST(Report, SentencesAreComputedFromTheData) {
+  const auto sentences = insights(read_runs({fixture("a"), fixture("b")}));
+  std::string prefill, decode, overall;
+  for (const auto& s : sentences) (s.phase == "Prefill" ? prefill : s.phase == "Decode" ? decode : overall) += s.text + "\n";
+
+  const long attention = share_pct(fixture("a"), "p64_n32_d0_t1_greedy", "prefill", "attention");
+  EXPECT_NE(prefill.find("attention is " + std::to_string(attention) + "% of prefill at 64 tokens"), std::string::npos)
+      << prefill;
+  EXPECT_NE(prefill.find("of the measured 7.22 GB/s memory read bandwidth"), std::string::npos) << prefill;
+  EXPECT_NE(decode.find("ms per token"), std::string::npos) << decode;
+  EXPECT_NE(decode.find("ms per 1,000 tokens of context"), std::string::npos) << decode;
+  EXPECT_NE(overall.find("b against a on their 2 common cases"), std::string::npos) << overall;
+  EXPECT_NE(overall.find("The noisiest case is p64_n32_d128_t2_greedy"), std::string::npos) << overall;
+}
+
+TEST(Report, WithoutMeasuredLimitsTheRooflineSaysWhy) {
+  const std::string dir = test::temp_dir("report-limits");
+  fs::copy(fixture("a"), dir + "/a");
+  json meta = json::parse(read_text(dir + "/a/meta.json"));
+  meta["fingerprint"]["limits"] = nullptr;
+  std::ofstream(dir + "/a/meta.json") << meta.dump();
+
+  const auto runs = read_runs({dir + "/a"});
+  for (const auto& chart : build_charts(runs))
+    if (chart.id == "roofline") {
+      EXPECT_NE(chart.note.find("pdbench sysinfo"), std::string::npos);
+      EXPECT_FALSE(chart.spec.is_null());  // the points are still drawn
+    }
+  bool said = false;
+  for (const auto& s : insights(runs)) said = said || s.text.find("no measured limits") != std::string::npos;
+  EXPECT_TRUE(said);
+  fs::remove_all(dir);
+}
+
+TEST(Report, MarkdownHasTablesSentencesAndSvgCharts) {
+  const std::string dir = test::temp_dir("report-md");
+  try {
+    write_report({{fixture("a"), fixture("b")}, dir + "/ab.html", dir + "/md/ab.md"});
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("'node' is not on PATH") != std::string::npos) GTEST_SKIP() << e.what();
+    throw;
+  }
+  const std::string md = read_text(dir + "/md/ab.md");
+  EXPECT_NE(md.find("| case | TTFT median (ms) | TTFT CV (%) | prefill (tokens/s) | decode (tokens/s) |"),
+            std::string::npos);
+  EXPECT_NE(md.find("p64_n32_d0_t1_greedy | 4.22 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## What bounds each phase"), std::string::npos);
+  const std::regex image(R"re(!\[[^\]]*\]\(([^)]+\.svg)\))re");
+  std::set<std::string> images;
+  for (auto it = std::sregex_iterator(md.begin(), md.end(), image); it != std::sregex_iterator(); ++it) {
+    images.insert((*it)[1]);
+    const std::string svg = read_text(dir + "/md/" + (*it)[1].str());
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << (*it)[1];
+    EXPECT_NE(svg.find("<path"), std::string::npos) << (*it)[1];
+  }
+  EXPECT_EQ(images.size(), kChartIds.size());
+  EXPECT_TRUE(images.contains("ab-roofline.svg"));
+  fs::remove_all(dir);
+}
+
+TEST(Report, MissingFolderOrFileIsNamed) {
+  try {
+    write_report({{"/nonexistent/results"}, "/tmp/never.html", ""});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/results"), std::string::npos) << e.what();
+  }
+  const std::string dir = test::temp_dir("report-missing");
+  fs::copy(fixture("a"), dir + "/a");
+  fs::remove(dir + "/a/steps.csv");
+  try {
+    write_report({{dir + "/a"}, dir + "/x.html", ""});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("steps.csv"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir + "/x.html"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pdbench::report
