@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The main job: build, then trace and run the bundled stories260K model.
+# The main job: build, run the default benchmark suite (scenarios/smoke.toml
+# on the bundled stories260K model), and draw its report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-./build/bench/pdbench/pdbench explain -m models/stories260K.gguf -p "Once upon a time" -n 8
-./build/bench/pdbench/pdbench generate -m models/stories260K.gguf -p "Once upon a time" -n 124 --temp 0
+pdbench=./build/bench/pdbench/pdbench
+out="results/smoke-$(date -u +%Y%m%dT%H%M%SZ)"
+"$pdbench" sysinfo
+"$pdbench" run scenarios/smoke.toml -o "$out"
+"$pdbench" report "$out" -o "$out/report.html" --md "$out/report.md"
+echo "report: $out/report.html (Markdown summary: $out/report.md)"
