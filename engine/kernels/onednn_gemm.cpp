@@ -2,6 +2,8 @@
 
 #include <dnnl.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "engine/kernels/dequantize.h"
@@ -29,20 +31,50 @@ dnnl::memory::dim dim(size_t v) { return static_cast<dnnl::memory::dim>(v); }
 
 }  // namespace
 
+GemmPrecision gemm_precision(std::span<const MatrixView> stacked) {
+  bool all_f32 = true, quantized = false;
+  for (const MatrixView& w : stacked) {
+    all_f32 = all_f32 && w.type == TensorType::F32;
+    quantized = quantized || w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0;
+  }
+  return all_f32 ? GemmPrecision::F32 : quantized ? GemmPrecision::Int8 : GemmPrecision::BF16;
+}
+
 struct OnednnGemm::Impl {
-  dt compute_type;
+  GemmPrecision precision;
   dnnl::memory weights;  // in the primitive's preferred layout
+  dnnl::primitive_attr attr;  // Int8: per-output-row weight scales
   std::map<size_t, std::pair<dnnl::matmul, dnnl::memory::desc>> by_m;  // primitive, src desc
   std::vector<uint16_t> x_bf16;  // activations converted once per call
+  std::vector<int8_t> x_s8;
+  std::vector<float> x_scale;    // Int8: one scale per activation row
   std::mutex mutex;              // primitive cache; run() itself is not reentrant
 
+  dt input_type() const {
+    return precision == GemmPrecision::F32 ? dt::f32 : precision == GemmPrecision::BF16 ? dt::bf16 : dt::s8;
+  }
+
   dnnl::matmul::primitive_desc describe(size_t m, size_t k, size_t n) const {
-    const dnnl::memory::desc src({dim(m), dim(k)}, compute_type, tag::ab);
-    const dnnl::memory::desc wei({dim(k), dim(n)}, compute_type, tag::any);
+    const dnnl::memory::desc src({dim(m), dim(k)}, input_type(), tag::ab);
+    const dnnl::memory::desc wei({dim(k), dim(n)}, input_type(), tag::any);
     const dnnl::memory::desc dst({dim(m), dim(n)}, dt::f32, tag::ab);
-    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), context().engine);
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, context().engine);
   }
 };
+
+namespace {
+
+// Symmetric s8 quantization of n values: returns the scale, q = round(x / scale).
+float quantize_s8(const float* x, int8_t* q, size_t n) {
+  float amax = 0.0f;
+  for (size_t i = 0; i < n; ++i) amax = std::max(amax, std::abs(x[i]));
+  const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+  const float inv = 1.0f / scale;
+  for (size_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(std::nearbyint(x[i] * inv));
+  return scale;
+}
+
+}  // namespace
 
 OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked) : impl_(std::make_unique<Impl>()) {
   if (stacked.empty()) throw Error("OnednnGemm: no matrices");
@@ -50,31 +82,41 @@ OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked) : impl_(std::make_un
   for (const MatrixView& w : stacked) {
     if (static_cast<size_t>(w.cols) != k_) throw Error("OnednnGemm: stacked matrices differ in width");
     n_ += static_cast<size_t>(w.rows);
-    bf16_ = bf16_ || w.type != TensorType::F32;
   }
-  impl_->compute_type = bf16_ ? dt::bf16 : dt::f32;
-  // The weights' layout does not depend on M (checked for brgemm bf16 and
-  // f32), so one reorder serves every primitive created later.
-  const auto pd = impl_->describe(16, k_, n_);
+  precision_ = gemm_precision(stacked);
+  Impl& im = *impl_;
+  im.precision = precision_;
   Context& ctx = context();
   // W is [N][K] row-major: as oneDNN's K x N weights that is layout "ba".
-  const dnnl::memory::desc plain({dim(k_), dim(n_)}, impl_->compute_type, tag::ba);
-  std::vector<float> row(k_);
+  const dnnl::memory::desc plain({dim(k_), dim(n_)}, im.input_type(), tag::ba);
   dnnl::memory plain_mem(plain, ctx.engine);
   auto* dst = static_cast<std::byte*>(plain_mem.get_data_handle());
+  std::vector<float> row(k_);
+  std::vector<float> row_scales;
   size_t r = 0;
   for (const MatrixView& w : stacked)
     for (int64_t wr = 0; wr < w.rows; ++wr, ++r) {
       dequantize_row(w.type, w.row(wr), row.data(), k_);
-      if (bf16_) {
-        auto* out = reinterpret_cast<uint16_t*>(dst) + r * k_;
-        for (size_t c = 0; c < k_; ++c) out[c] = f32_to_bf16(row[c]);
-      } else {
-        std::copy(row.begin(), row.end(), reinterpret_cast<float*>(dst) + r * k_);
+      switch (precision_) {
+        case GemmPrecision::F32:
+          std::copy(row.begin(), row.end(), reinterpret_cast<float*>(dst) + r * k_);
+          break;
+        case GemmPrecision::BF16: {
+          auto* out = reinterpret_cast<uint16_t*>(dst) + r * k_;
+          for (size_t c = 0; c < k_; ++c) out[c] = f32_to_bf16(row[c]);
+          break;
+        }
+        case GemmPrecision::Int8:
+          row_scales.push_back(quantize_s8(row.data(), reinterpret_cast<int8_t*>(dst) + r * k_, k_));
+          break;
       }
     }
-  impl_->weights = dnnl::memory(pd.weights_desc(), ctx.engine);
-  dnnl::reorder(plain_mem, impl_->weights).execute(ctx.stream, plain_mem, impl_->weights);
+  if (precision_ == GemmPrecision::Int8) im.attr.set_output_scales(1 << 1, row_scales);
+  // The weights' layout does not depend on M (checked for brgemm f32, bf16
+  // and s8), so one reorder serves every primitive created later.
+  const auto pd = im.describe(16, k_, n_);
+  im.weights = dnnl::memory(pd.weights_desc(), ctx.engine);
+  dnnl::reorder(plain_mem, im.weights).execute(ctx.stream, plain_mem, im.weights);
   ctx.stream.wait();
 }
 
@@ -104,17 +146,37 @@ void OnednnGemm::run(const float* x, float* y, size_t m) {
   }
   Context& ctx = context();
   void* src_data = const_cast<float*>(x);
-  if (bf16_) {
+  const auto rows = static_cast<int64_t>(m);
+  if (precision_ == GemmPrecision::BF16) {
     im.x_bf16.resize(m * k_);
     const auto count = static_cast<int64_t>(m * k_);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i) im.x_bf16[static_cast<size_t>(i)] = f32_to_bf16(x[i]);
     src_data = im.x_bf16.data();
+  } else if (precision_ == GemmPrecision::Int8) {
+    im.x_s8.resize(m * k_);
+    im.x_scale.resize(m);
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < rows; ++t) {
+      const auto ut = static_cast<size_t>(t);
+      im.x_scale[ut] = quantize_s8(x + ut * k_, &im.x_s8[ut * k_], k_);
+    }
+    src_data = im.x_s8.data();
   }
   dnnl::memory src(src_desc, ctx.engine, src_data);
   dnnl::memory dst({{dim(m), dim(n_)}, dt::f32, tag::ab}, ctx.engine, y);
   prim->execute(ctx.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, im.weights}, {DNNL_ARG_DST, dst}});
   ctx.stream.wait();
+  if (precision_ == GemmPrecision::Int8) {
+    // The primitive applied each row's weight scale; the activation's per-token
+    // scale multiplies its whole output row.
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < rows; ++t) {
+      float* out = y + static_cast<size_t>(t) * n_;
+      const float s = im.x_scale[static_cast<size_t>(t)];
+      for (size_t j = 0; j < n_; ++j) out[j] *= s;
+    }
+  }
 }
 
 std::string onednn_version() {

@@ -44,15 +44,21 @@ void embedding_row(const MatrixView& table, int32_t id, float* out) {
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
           RopeStyle style) {
   const size_t half = rope_dim / 2;
+  // The rotation depends on (pos, i) only: compute it once for every head.
+  // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
+  thread_local std::vector<float> cos_sin;
+  cos_sin.resize(2 * half);
+  for (size_t i = 0; i < half; ++i) {
+    const float freq = 1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
+    const float angle = static_cast<float>(pos) * freq;
+    cos_sin[2 * i] = std::cos(angle);
+    cos_sin[2 * i + 1] = std::sin(angle);
+  }
   for (size_t h = 0; h < n_heads; ++h) {
     float* v = x + h * head_dim;
     for (size_t i = 0; i < half; ++i) {
-      // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
-      const float freq =
-          1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
-      const float angle = static_cast<float>(pos) * freq;
-      const float c = std::cos(angle);
-      const float s = std::sin(angle);
+      const float c = cos_sin[2 * i];
+      const float s = cos_sin[2 * i + 1];
       const size_t a = style == RopeStyle::AdjacentPairs ? 2 * i : i;
       const size_t b = style == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
       const float v0 = v[a];
