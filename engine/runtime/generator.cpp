@@ -56,26 +56,31 @@ class BeamSlots : public BeamSearchModel {
   std::vector<std::vector<float>> logits_;
 };
 
+}  // namespace
+
 size_t context_tokens(const GeneratorOptions& options, const ModelConfig& model) {
   return options.context > 0 ? options.context
                              : std::min(model.context_length, GeneratorOptions::kDefaultContextCap);
 }
 
-// The pool holds the context in whole blocks, plus one: a sequence restored
-// from a context snapshot copies the snapshot's partial last block.
-size_t pool_tokens(size_t context, size_t block_tokens) {
-  return block_tokens == 0 ? context : ((context + block_tokens - 1) / block_tokens + 1) * block_tokens;
+KvCacheConfig kv_cache_config(const GeneratorOptions& options, const ModelConfig& model, size_t sequences) {
+  // Each sequence's context in whole blocks, plus one block: a sequence
+  // restored from a context snapshot copies the snapshot's partial last block.
+  const size_t block = std::max<size_t>(options.block_tokens, 1);
+  const size_t blocks = sequences * ((context_tokens(options, model) + block - 1) / block) + 1;
+  return kv_cache_config(model, options.k_type, options.v_type, options.block_tokens, blocks * block);
 }
 
-}  // namespace
+bool ends_generation(const Tokenizer& tokenizer, int32_t id) {
+  return tokenizer.is_end_of_generation(id) || id == tokenizer.bos();
+}
 
 Generator::Generator(const Engine& engine, const GeneratorOptions& options)
     : engine_(engine),
       options_(options),
       context_(context_tokens(options, engine.model().config())),
       forward_(engine.forward(options.forward)),
-      cache_(kv_cache_config(engine.model().config(), options.k_type, options.v_type, options.block_tokens,
-                             pool_tokens(context_, options.block_tokens))),
+      cache_(kv_cache_config(options, engine.model().config())),
       seq_(cache_.create_sequence()),
       step_profile_(engine.model().config().n_layers),
       prefill_profile_(engine.model().config().n_layers),
@@ -96,12 +101,6 @@ void Generator::start_sequence(const std::vector<int32_t>& context_ids) {
   forward_.run(cache_, std::span(&chunk, 1), false, nullptr);
   context_snapshot_ = cache_.fork_sequence(seq_);
   snapshot_ids_ = context_ids;
-}
-
-bool Generator::is_stop(int32_t id) const {
-  // A model that samples BOS starts a new document: llama2.c stops there too.
-  const Tokenizer& tok = engine_.tokenizer();
-  return tok.is_end_of_generation(id) || id == tok.bos();
 }
 
 std::span<const float> Generator::forward(std::span<const int32_t> tokens, OpProfile& phase, double* ms) {
@@ -177,7 +176,7 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
     else
       timings.step_ms.push_back(ms_between(last_token_time, now));
     last_token_time = now;
-    const bool stop = !request.ignore_stop && is_stop(id);
+    const bool stop = !request.ignore_stop && ends_generation(engine_.tokenizer(), id);
     if (on_step)
       on_step(StepTrace{step, step == 0 ? std::span<const int32_t>(result.prompt_ids) : std::span(&history.back(), 1),
                         forward_ms, logits, id, cache_.length(seq_),

@@ -82,6 +82,16 @@ struct GeneratorOptions {
   static constexpr size_t kDefaultContextCap = 4096;
 };
 
+// The context (positions one sequence may use) and the cache shape that
+// holds it, for these options: shared by Generator and BatchGenerator.
+size_t context_tokens(const GeneratorOptions& options, const ModelConfig& model);
+KvCacheConfig kv_cache_config(const GeneratorOptions& options, const ModelConfig& model, size_t sequences = 1);
+
+// Whether sampling `id` ends a request: EOS and other end-of-generation
+// tokens, and BOS (a model that samples BOS starts a new document; llama2.c
+// stops there too).
+bool ends_generation(const Tokenizer& tokenizer, int32_t id);
+
 class Generator {
  public:
   explicit Generator(const Engine& engine, const GeneratorOptions& options = {});
@@ -111,7 +121,6 @@ class Generator {
   // A fresh sequence holding `context_ids`: restored from a snapshot when the
   // same context was run before, so a depth is paid for once.
   void start_sequence(const std::vector<int32_t>& context_ids);
-  bool is_stop(int32_t id) const;
 
   const Engine& engine_;
   GeneratorOptions options_;

@@ -1,0 +1,146 @@
+#include "engine/runtime/batch_generator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// One request in flight.
+struct Slot {
+  size_t index;  // into the requests
+  SequenceId seq;
+  Sampler sampler;
+  std::vector<int32_t> history;  // prompt, then generated tokens
+  std::optional<StreamingDecoder> decoder;
+  size_t prompt_tokens;
+  bool prefilled = false;
+  double arrival_ms;
+  double last_token_ms = 0;
+};
+
+}  // namespace
+
+BatchGenerator::BatchGenerator(const Engine& engine, const GeneratorOptions& options, size_t max_batch)
+    : engine_(engine),
+      options_(options),
+      max_batch_(max_batch),
+      context_(context_tokens(options, engine.model().config())),
+      cache_(kv_cache_config(options, engine.model().config(), max_batch)) {
+  if (max_batch == 0) throw Error("batch: the batch size must be at least 1");
+}
+
+BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms) {
+  if (!arrival_ms.empty() && arrival_ms.size() != requests.size())
+    throw Error("batch: " + std::to_string(arrival_ms.size()) + " arrival times for " +
+                std::to_string(requests.size()) + " requests");
+  const Tokenizer& tok = engine_.tokenizer();
+  Forward& forward = engine_.forward(options_.forward);
+  const size_t vocab = engine_.model().config().vocab;
+  // Every request is checked before anything runs.
+  std::vector<std::vector<int32_t>> prompts;
+  std::vector<double> tokenize_ms;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const GenerateRequest& r = requests[i];
+    const auto t0 = Clock::now();
+    if (r.beam_width > 0) throw Error("batch: request " + std::to_string(i) + " asks for beam search, which is not batched");
+    if (r.max_new_tokens == 0) throw Error("batch: request " + std::to_string(i) + " generates no tokens");
+    r.sampling.validate();
+    prompts.push_back(r.prompt_ids.empty() ? tok.encode(r.prompt, r.add_bos) : r.prompt_ids);
+    tokenize_ms.push_back(ms_since(t0));
+    const size_t need = prompts.back().size() + r.max_new_tokens - 1;  // the last token needs no position
+    if (prompts.back().empty() || need > context_)
+      throw Error("batch: request " + std::to_string(i) + " needs " + std::to_string(need) +
+                  " positions but a sequence's context holds " + std::to_string(context_));
+  }
+  std::vector<size_t> order(requests.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto arrival = [&](size_t i) { return arrival_ms.empty() ? 0.0 : arrival_ms[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return arrival(a) < arrival(b); });
+  std::deque<size_t> waiting(order.begin(), order.end());
+
+  BatchRun out;
+  out.results.resize(requests.size());
+  std::vector<Slot> active;
+  size_t reserved_blocks = 0;  // blocks the active requests will need in all
+  auto blocks_of = [&](size_t i) { return cache_.blocks_for(prompts[i].size() + requests[i].max_new_tokens - 1); };
+  const auto start = Clock::now();
+
+  while (!waiting.empty() || !active.empty()) {
+    // Admit arrived requests while a slot is free and the cache holds them.
+    while (!waiting.empty() && active.size() < max_batch_ && arrival(waiting.front()) <= ms_since(start) &&
+           reserved_blocks + blocks_of(waiting.front()) <= cache_.pool().capacity_blocks()) {
+      const size_t i = waiting.front();
+      waiting.pop_front();
+      reserved_blocks += blocks_of(i);
+      Slot s{i, cache_.create_sequence(), Sampler(requests[i].sampling), prompts[i], std::nullopt,
+             prompts[i].size(), false, arrival(i)};
+      s.decoder.emplace(tok);
+      for (int32_t id : prompts[i]) s.decoder->push(id);  // so the first new token decodes after the prompt
+      out.results[i].prompt_ids = prompts[i];
+      out.results[i].timings.tokenize_ms = tokenize_ms[i];
+      active.push_back(std::move(s));
+    }
+    if (active.empty()) {  // nothing in flight: wait for the next arrival
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(arrival(waiting.front()) - ms_since(start)));
+      continue;
+    }
+    std::vector<SequenceChunk> chunks;
+    for (const Slot& s : active)
+      chunks.push_back(s.prefilled ? SequenceChunk{s.seq, std::span(&s.history.back(), 1)}
+                                   : SequenceChunk{s.seq, std::span(s.history)});
+    const auto step_start = Clock::now();
+    const auto logits = forward.run(cache_, chunks, false, nullptr);
+    std::vector<Slot> still;
+    for (size_t c = 0; c < active.size(); ++c) {
+      Slot& s = active[c];
+      const GenerateRequest& r = requests[s.index];
+      GenerationResult& res = out.results[s.index];
+      const int32_t id = s.sampler.sample(logits.subspan(c * vocab, vocab), s.history);
+      const double now = ms_since(start);
+      if (!s.prefilled) {
+        res.timings.ttft_ms = now - s.arrival_ms;
+        res.timings.prefill_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
+      } else {
+        res.timings.step_ms.push_back(now - s.last_token_ms);
+      }
+      s.prefilled = true;
+      s.last_token_ms = now;
+      const bool stop = !r.ignore_stop && ends_generation(tok, id);
+      if (!stop) {
+        res.ids.push_back(id);
+        s.history.push_back(id);
+        res.text += s.decoder->push(id);
+      }
+      const bool done = stop || res.ids.size() == r.max_new_tokens;
+      if (!done) {
+        still.push_back(std::move(s));
+        continue;
+      }
+      res.stop_reason = stop ? "end_of_generation" : "length";
+      res.text += s.decoder->flush();
+      res.timings.e2e_ms = now - s.arrival_ms;
+      res.timings.decode_ms = res.timings.e2e_ms - res.timings.ttft_ms;
+      cache_.free_sequence(s.seq);
+      reserved_blocks -= blocks_of(s.index);
+    }
+    out.step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - step_start).count());
+    out.step_batch.push_back(active.size());
+    active = std::move(still);
+  }
+  out.wall_ms = ms_since(start);
+  return out;
+}
+
+}  // namespace pdbench

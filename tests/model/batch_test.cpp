@@ -1,0 +1,86 @@
+// Continuous batching: every request gets exactly the tokens it gets alone,
+// whatever joins or leaves around it.
+#include <gtest/gtest.h>
+
+#include "engine/runtime/batch_generator.h"
+#include "engine/util/error.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench {
+namespace {
+
+GenerateRequest request(const std::string& prompt, size_t max_new, float temperature = 0.0f, uint64_t seed = 0) {
+  GenerateRequest r;
+  r.prompt = prompt;
+  r.max_new_tokens = max_new;
+  r.sampling.temperature = temperature;
+  r.sampling.seed = seed;
+  return r;
+}
+
+// Four requests of different prompt lengths and output lengths, at most two
+// at a time: the third and fourth join as the first two leave; one samples
+// with its own temperature and seed.
+std::vector<GenerateRequest> mixed_requests() {
+  return {request("Once upon a time", 30), request("Lily and Tom went to the park", 12),
+          request("The cat", 20, 1.0f, 7), request("One day, a little boy named Tim found a big red ball", 25)};
+}
+
+TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  const auto requests = mixed_requests();
+  for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast}) {
+    SCOPED_TRACE(kind == ForwardKind::Fast ? "fast" : "reference");
+    GeneratorOptions options;
+    options.forward = kind;
+    options.context = 128;
+    BatchGenerator batch(engine, options, 2);
+    const BatchRun run = batch.run(requests);
+    Generator alone(engine, options);
+    ASSERT_EQ(run.results.size(), requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const GenerationResult want = alone.generate(requests[i]);
+      EXPECT_EQ(run.results[i].ids, want.ids) << "request " << i;
+      EXPECT_EQ(run.results[i].text, want.text) << "request " << i;
+      EXPECT_EQ(run.results[i].stop_reason, want.stop_reason) << "request " << i;
+    }
+    // Never more than two in flight, and more than one at some step.
+    EXPECT_LE(*std::max_element(run.step_batch.begin(), run.step_batch.end()), 2u);
+    EXPECT_EQ(*std::max_element(run.step_batch.begin(), run.step_batch.end()), 2u);
+  }
+}
+
+TEST(BatchGenerator, LateArrivalsJoinAndCountTtftFromArrival) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  GeneratorOptions options;
+  options.context = 128;
+  BatchGenerator batch(engine, options, 4);
+  const auto requests = mixed_requests();
+  const std::vector<double> arrivals{0, 0, 30, 30};
+  const BatchRun run = batch.run(requests, arrivals);
+  EXPECT_GE(run.wall_ms, 30.0);
+  Generator alone(engine, options);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(run.results[i].ids, alone.generate(requests[i]).ids) << "request " << i;
+    EXPECT_GE(run.results[i].timings.ttft_ms, 0.0);
+    EXPECT_LE(run.results[i].timings.ttft_ms, run.wall_ms - arrivals[i]);
+  }
+}
+
+TEST(BatchGenerator, RequestsThatCanNeverFitAreErrorsBeforeAnythingRuns) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  GeneratorOptions options;
+  options.context = 16;
+  BatchGenerator batch(engine, options, 2);
+  const std::vector<GenerateRequest> requests{request("Once upon a time", 4), request("Once upon a time", 40)};
+  try {
+    batch.run(requests);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("request 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(BatchGenerator(engine, options, 0), Error);
+}
+
+}  // namespace
+}  // namespace pdbench
