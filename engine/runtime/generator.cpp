@@ -80,7 +80,7 @@ Generator::Generator(const Engine& engine, const GeneratorOptions& options)
       options_(options),
       context_(context_tokens(options, engine.model().config())),
       forward_(engine.forward(options.forward)),
-      cache_(kv_cache_config(options, engine.model().config())),
+      cache_(kv_cache_config(options, engine.model().config(), options.prefix_sharing ? 2 : 1)),
       seq_(cache_.create_sequence()),
       step_profile_(engine.model().config().n_layers),
       prefill_profile_(engine.model().config().n_layers),
@@ -121,17 +121,18 @@ GenerationResult Generator::generate(const GenerateRequest& request,
   if (request.context_ids.size() >= context())
     throw Error("generate: the context prefix is " + std::to_string(request.context_ids.size()) +
                 " tokens but the context holds " + std::to_string(context()));
-  start_sequence(request.context_ids);
+  const bool share_prefix = options_.prefix_sharing && request.context_ids.empty();
+  if (!share_prefix) start_sequence(request.context_ids);  // else the previous sequence lives until attached
   const auto start = Clock::now();
   GenerationResult result;
   result.prompt_ids =
       request.prompt_ids.empty() ? engine_.tokenizer().encode(request.prompt, request.add_bos) : request.prompt_ids;
   result.timings.tokenize_ms = ms_between(start, Clock::now());
   if (result.prompt_ids.empty()) throw Error("generate: the prompt is empty and the vocabulary has no BOS token");
-  if (cache_.length(seq_) + result.prompt_ids.size() > context())
+  const size_t depth = share_prefix ? 0 : cache_.length(seq_);
+  if (depth + result.prompt_ids.size() > context())
     throw Error("generate: the prompt is " + std::to_string(result.prompt_ids.size()) + " tokens after " +
-                std::to_string(cache_.length(seq_)) + " of context but the context holds " +
-                std::to_string(context()));
+                std::to_string(depth) + " of context but the context holds " + std::to_string(context()));
 
   StreamingDecoder decoder(engine_.tokenizer());
   std::string prompt_text;
@@ -141,8 +142,18 @@ GenerationResult Generator::generate(const GenerateRequest& request,
   prefill_profile_.reset();
   decode_profile_.reset();
   double prefill_ms = 0;
-  const auto logits = forward(result.prompt_ids, prefill_profile_, &prefill_ms);
+  if (share_prefix) {
+    // Attach before the previous request's sequence is freed: its blocks are
+    // what the index points at.
+    const SequenceId next = cache_.create_sequence();
+    result.prefix_hit_tokens = cache_.attach_prefix(next, result.prompt_ids);
+    cache_.free_sequence(seq_);
+    seq_ = next;
+  }
+  const auto logits =
+      forward(std::span(result.prompt_ids).subspan(result.prefix_hit_tokens), prefill_profile_, &prefill_ms);
   result.timings.prefill_ms = prefill_ms;
+  if (share_prefix) cache_.commit_block_hashes(seq_, result.prompt_ids);
 
   if (request.beam_width > 0) {
     beam_loop(request, start, logits, result);

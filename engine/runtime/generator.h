@@ -48,6 +48,7 @@ struct Timings {
 
 struct GenerationResult {
   std::vector<int32_t> prompt_ids;
+  size_t prefix_hit_tokens = 0;  // leading prompt tokens whose K/V were shared, not computed
   std::vector<int32_t> ids;  // generated tokens (a stop token is not included)
   std::string text;          // generated text
   std::string stop_reason;   // "length", "end_of_generation", "context_full"
@@ -76,6 +77,10 @@ struct GeneratorOptions {
   // Off: no K/V reuse; every decode step recomputes the whole context, to
   // measure what the cache saves.
   bool kv_cache = true;
+  // On: a prompt whose leading full blocks equal those of the previous
+  // request's prompt shares them and prefills only the rest (TTFT with a
+  // prefix hit). Needs room for two sequences; not with a context depth.
+  bool prefix_sharing = false;
 
   // A model's trained context can be 128K tokens (gigabytes of f32 K/V);
   // the default stops here and --ctx-size asks for more.

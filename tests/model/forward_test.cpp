@@ -174,6 +174,23 @@ TEST(KvCacheModes, ContextDepthSnapshotIsReusedExactly) {
   EXPECT_EQ(greedy(fresh, " Then", depth).ids, first.ids);
 }
 
+TEST(KvCacheModes, PrefixSharingGivesTheSameTokensAndComputesLess) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  GeneratorOptions sharing;
+  sharing.prefix_sharing = true;
+  Generator shared(engine, sharing);
+  Generator plain(engine);
+  const std::string prefix = "Once upon a time, there was a little girl named Lily. She loved to play outside.";
+  const auto first = greedy(shared, prefix + " One day");
+  EXPECT_EQ(first.prefix_hit_tokens, 0u);
+  const auto second = greedy(shared, prefix + " Her mom");
+  const auto want = greedy(plain, prefix + " Her mom");
+  EXPECT_EQ(second.ids, want.ids);
+  // The common prompt is over 16 tokens: at least one full block was shared.
+  EXPECT_GE(second.prefix_hit_tokens, 16u);
+  EXPECT_LT(second.prefix_hit_tokens, second.prompt_ids.size());
+}
+
 TEST(KvCacheModes, BlockSizeDoesNotChangeTokens) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   Generator base(engine);
