@@ -13,7 +13,8 @@ namespace {
 const char* const kFields[] = {
     "/fingerprint/cpu/model",    "/fingerprint/cpu/logical_cpus", "/fingerprint/cpu/flags",
     "/fingerprint/openmp_max_threads", "/fingerprint/compiler",   "/fingerprint/build_type",
-    "/fingerprint/onednn",       "/fingerprint/limits/method",    "/model/sha256",
+    "/fingerprint/onednn",       "/fingerprint/gemv_isa",         "/fingerprint/limits/method",
+    "/model/sha256",
 };
 
 // The value at `pointer`, or null when absent (a null counts as absent).

@@ -1,12 +1,16 @@
 // pdbench run: a scenario file (or command-line axes) into a results folder.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bench/pdbench/commands.h"
 #include "bench/resultsdb/history.h"
+#include "bench/runner/models.h"
 #include "bench/runner/runner.h"
 #include "bench/runner/scenario.h"
 #include "engine/util/error.h"
@@ -28,6 +32,7 @@ struct RunArgs {
   std::string out_dir;
   std::string shard = "1/1";
   bool resume = false;
+  bool list_only = false;
   std::string db;
   size_t decode_delay_us = 0;
   std::string command_line;
@@ -82,6 +87,25 @@ void print_table(const runner::Table& summary) {
   }
 }
 
+// --list: what a run would do, without loading or generating any model.
+void list_cases(const runner::Scenario& s, runner::Shard shard) {
+  runner::require_supported(s);
+  std::set<std::string> weight_types;
+  for (const runner::SweepAxes* axes : std::as_const(s).sweeps())
+    weight_types.insert(axes->weight_type.values.begin(), axes->weight_type.values.end());
+  for (const auto& w : weight_types) {
+    const std::string file = s.model_like.empty() ? s.model
+                                                  : runner::synthetic_model_path(s.model_like,
+                                                                                 runner::synthetic_type_for(s, w),
+                                                                                 s.model_seed);
+    std::printf("model %s: %s%s\n", w.c_str(), file.c_str(),
+                s.model_like.empty() || std::filesystem::exists(file) ? "" : " (generated on first run)");
+  }
+  const auto cases = runner::select_shard(runner::expand(s), shard);
+  for (const auto& c : cases) std::printf("%zu %s\n", c.index, c.id.c_str());
+  std::printf("%zu cases x %zu repetitions\n", cases.size(), s.repetitions);
+}
+
 void run(const RunArgs& a) {
   runner::Scenario s;
   if (!a.scenario_file.empty()) {
@@ -95,18 +119,26 @@ void run(const RunArgs& a) {
   if (!a.model.empty()) s.model = a.model;
   if (!a.tokenizer.empty()) s.tokenizer = a.tokenizer;
   if (!a.model.empty()) s.model_like.clear();
-  override_axis(s.prompt_tokens, a.prompt_tokens);
-  override_axis(s.output_tokens, a.output_tokens);
-  override_axis(s.context_depth, a.depth);
-  override_axis(s.threads, a.threads);
-  override_axis(s.batch, a.batch);
-  override_axis(s.sampling, a.sampling);
-  for (const auto& name : s.sampling.values)
+  if (!s.trace.empty() && (!a.prompt_tokens.empty() || !a.output_tokens.empty()))
+    throw Error("run: -p/-n cannot be used with a trace scenario (" + s.trace + " gives the lengths)");
+  for (runner::SweepAxes* axes : s.sweeps()) {  // an override applies to every [[sweep]]
+    override_axis(axes->prompt_tokens, a.prompt_tokens);
+    override_axis(axes->output_tokens, a.output_tokens);
+    override_axis(axes->context_depth, a.depth);
+    override_axis(axes->threads, a.threads);
+    override_axis(axes->batch, a.batch);
+    override_axis(axes->sampling, a.sampling);
+  }
+  for (const auto& name : a.sampling)
     if (!s.strategies.contains(name)) throw Error("run: --sampling " + name + " names no strategy");
   if (a.repetitions > 0) s.repetitions = a.repetitions;
   if (a.warmup_set) s.warmup_max = a.warmup_max;
   if (!a.prompt_source.empty())
     s.prompt_source = a.prompt_source == "random" ? runner::PromptSource::Random : runner::PromptSource::Corpus;
+  if (a.list_only) {
+    list_cases(s, runner::parse_shard(a.shard));
+    return;
+  }
   runner::RunOptions options;
   options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
   options.resume = a.resume;
@@ -157,6 +189,7 @@ void register_run(CLI::App& app) {
       },
       "Most warm-up runs per case (stops earlier once stable)");
   cmd->add_option("-o,--output", args->out_dir, "Results folder (default: results/<scenario name>)");
+  cmd->add_flag("--list", args->list_only, "Check the scenario and print its models and cases; run nothing");
   cmd->add_flag("--resume", args->resume, "Continue the run in the results folder, skipping finished runs");
   cmd->add_option("--shard", args->shard, "Run only every n-th case, starting at the k-th: k/n");
   cmd->add_option("--db", args->db, "Also append the run to this results history (SQLite; docs/RESULTS.md)");

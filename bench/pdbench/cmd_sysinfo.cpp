@@ -39,6 +39,8 @@ void run(const SysinfoArgs& a) {
   std::printf("governor:   %s\n", f.value("governor", std::string("unknown")).c_str());
   std::printf("compiler:   %s [%s] %s\n", f["compiler"].get<std::string>().c_str(),
               f["build_type"].get<std::string>().c_str(), f["cxx_flags"].get<std::string>().c_str());
+  std::printf("kernels:    oneDNN %s, GEMV %s\n", f["onednn"].get<std::string>().c_str(),
+              f["gemv_isa"].get<std::string>().c_str());
   std::printf("git commit: %s\n", f["git_commit"].get<std::string>().c_str());
   std::printf("read:       %.1f GB/s (1 thread), %.1f GB/s (all)\n", limits->read_gb_s_1t, limits->read_gb_s_all);
   std::printf("fp32 peak:  %.1f GFLOP/s (1 thread), %.1f GFLOP/s (all)  [%s]\n", limits->fp32_gflop_s_1t,

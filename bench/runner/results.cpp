@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kCaseColumns = {
     "case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",
     "kv_type_k",  "kv_type_v", "kv_block",    "kv_capacity",   "kv_cache",      "weight_type", "sampling",
-    "prefix_sharing"};
+    "prefix_sharing", "trace_row", "arrival"};
 
 // Metrics summarized per case: (column prefix, samples column or "" for the
 // pooled step times).
@@ -40,7 +40,7 @@ std::vector<std::string> case_cells(const Case& c) {
   return {std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
           std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
           c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
-          c.sampling, num(c.prefix_sharing)};
+          c.sampling, num(c.prefix_sharing), std::to_string(c.trace_row), c.arrival};
 }
 
 double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/runner/measure.h"
+#include "bench/runner/models.h"
 #include "bench/runner/results.h"
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
@@ -24,22 +25,48 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// One Generator per distinct KV setting and context depth: cases that share
-// one reuse its cache (allocated and first touched before any timing) and
-// its context snapshot, so a depth is filled once, not once per repetition.
-std::shared_ptr<Generator> generator_for(const Engine& engine, const Case& c, size_t capacity,
-                                         std::map<std::string, std::shared_ptr<Generator>>& made) {
+// A model file loaded once, with the prompts its tokenizer makes.
+struct LoadedModel {
+  Engine engine;
+  std::unique_ptr<PromptMaker> prompts;
+};
+
+// One Generator per model file, distinct KV setting and context depth: cases
+// that share one reuse its cache (allocated and first touched before any
+// timing) and its context snapshot, so a depth is filled once, not once per
+// repetition.
+std::shared_ptr<Generator> generator_for(const std::string& model_file, const Engine& engine, const Case& c,
+                                         size_t capacity, std::map<std::string, std::shared_ptr<Generator>>& made) {
   GeneratorOptions o;
   o.context = capacity;
   o.k_type = parse_kv_type(c.kv_type_k);
   o.v_type = parse_kv_type(c.kv_type_v);
   if (c.kv_block > 0) o.block_tokens = c.kv_block;
   o.kv_cache = c.kv_cache == "on";
-  const std::string key = c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(o.block_tokens) + "/" +
+  const std::string key = model_file + "/" + c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(o.block_tokens) + "/" +
                           std::to_string(capacity) + "/" + c.kv_cache + "/" + std::to_string(c.context_depth);
   auto& g = made[key];
   if (!g) g = std::make_shared<Generator>(engine, o);
   return g;
+}
+
+nlohmann::json model_json(const Scenario& s, const std::string& weight_type, const std::string& file,
+                          const Engine& engine) {
+  const ModelConfig& config = engine.model().config();
+  nlohmann::json j = {{"path", file},
+                      {"sha256", sha256_file(file)},
+                      {"file_bytes", fs::file_size(file)},
+                      {"weights_bytes", engine.model().weight_bytes()},
+                      {"architecture", architecture_name(config.arch)},
+                      {"layers", config.n_layers},
+                      {"dim", config.dim},
+                      {"context_length", config.context_length}};
+  if (!s.model_like.empty()) {
+    j["like"] = s.model_like;
+    j["type"] = synthetic_type_for(s, weight_type);
+    j["seed"] = s.model_seed;
+  }
+  return j;
 }
 
 std::string utc_now() {
@@ -125,44 +152,53 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     results = load_results(dir.string());
   }
 
-  const Engine engine = Engine::load(scenario.model, scenario.tokenizer);
-  const ModelConfig& config = engine.model().config();
-  const PromptMaker prompts(scenario, engine.tokenizer(), bundled_corpus());
+  // Every weight_type's model, loaded before any timing (a synthetic one is
+  // generated on first use); in every shard, so shards describe the same models.
+  std::vector<std::string> weight_types;  // in order of first appearance
+  for (const SweepAxes* axes : scenario.sweeps())
+    for (const std::string& w : axes->weight_type.values)
+      if (std::find(weight_types.begin(), weight_types.end(), w) == weight_types.end()) weight_types.push_back(w);
+  std::map<std::string, std::string> file_of;  // weight_type -> model file
+  std::map<std::string, LoadedModel> models;   // by file; nodes stay put, Generators refer to them
+  for (const std::string& w : weight_types) {
+    const std::string file = model_file_for(scenario, w, progress_out);
+    file_of[w] = file;
+    if (models.contains(file)) continue;
+    LoadedModel& m = models.emplace(file, LoadedModel{Engine::load(file, scenario.tokenizer), nullptr}).first->second;
+    m.prompts = std::make_unique<PromptMaker>(scenario, m.engine.tokenizer(), bundled_corpus());
+  }
   std::vector<PreparedCase> prepared;
+  std::vector<const Engine*> engine_of;  // per prepared case
   std::map<std::string, std::shared_ptr<Generator>> generators;
   // Without kv_capacity, the cache holds what the longest case needs (a
   // model's trained context can be far more memory than any case uses).
   size_t longest = 0;
   for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
   for (const Case& c : cases) {
-    PreparedCase p{c, prompts.prompt(c.prompt_tokens), prompts.context(c.context_depth),
+    const std::string& file = file_of.at(c.weight_type);
+    const LoadedModel& m = models.at(file);
+    PreparedCase p{c, m.prompts->prompt(c.prompt_tokens), m.prompts->context(c.context_depth),
                    scenario.strategies.at(c.sampling),
-                   c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, config.context_length),
+                   c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
                    nullptr, options.decode_delay_us};
-    p.generator = generator_for(engine, c, p.capacity, generators);
+    p.generator = generator_for(file, m.engine, c, p.capacity, generators);
     const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
     if (needed > p.capacity)
-      throw Error(where(scenario, scenario.context_depth.line) + ": case " + c.id +
-                  ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
+      throw Error((c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path) +
+                  ": case " + c.id + ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
                   " exceeds the KV capacity of " + std::to_string(p.capacity) + " tokens");
     prepared.push_back(std::move(p));
+    engine_of.push_back(&m.engine);
   }
 
   const nlohmann::json facts = system_facts();
   const std::optional<Limits> limits = cached_limits(facts);
+  const std::string& first_type = weight_types.front();
   nlohmann::json meta = {
       {"pdbench_version", PDBENCH_VERSION},
       {"command_line", options.command_line},
       {"scenario", {{"name", scenario.name}, {"path", scenario.path}, {"sha256", scenario_hash}, {"text", scenario.text}}},
-      {"model",
-       {{"path", scenario.model},
-        {"sha256", sha256_file(scenario.model)},
-        {"file_bytes", fs::file_size(scenario.model)},
-        {"weights_bytes", engine.model().weight_bytes()},
-        {"architecture", architecture_name(config.arch)},
-        {"layers", config.n_layers},
-        {"dim", config.dim},
-        {"context_length", config.context_length}}},
+      {"model", model_json(scenario, first_type, file_of.at(first_type), models.at(file_of.at(first_type)).engine)},
       {"shard", std::to_string(options.shard.k) + "/" + std::to_string(options.shard.n)},
       {"cases", cases.size()},
       {"repetitions", scenario.repetitions},
@@ -170,6 +206,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
       {"finished_at", nullptr},
       {"fingerprint", fingerprint(facts, limits)},
   };
+  if (weight_types.size() > 1) {
+    meta["models"] = nlohmann::json::object();
+    for (const auto& [w, file] : file_of) meta["models"][w] = model_json(scenario, w, file, models.at(file).engine);
+  }
+  if (!scenario.trace.empty())
+    meta["trace"] = {{"path", scenario.trace},
+                     {"sha256", sha256_file(scenario.trace)},
+                     {"rows", scenario.trace_rows.rows.size()},
+                     {"arrival_column", scenario.trace_rows.arrival_column}};
   if (previous.contains("started_at")) {
     meta["started_at"] = previous["started_at"];
     meta["resumed_at"] = utc_now();
@@ -198,13 +243,13 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   std::vector<WarmUp> warmups(prepared.size());
   for (size_t i = 0; i < prepared.size(); ++i) {
     if (pending[i].empty()) continue;
-    warmups[i] = warm_up(engine, prepared[i], scenario.warmup_max, scenario.warmup_window,
+    warmups[i] = warm_up(*engine_of[i], prepared[i], scenario.warmup_max, scenario.warmup_window,
                          scenario.warmup_tolerance_pct);
     progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
                   (warmups[i].stable ? "stable" : "not stable"));
   }
 
-  RunContext context{engine.model().weight_bytes(), 0, limits};
+  RunContext context{0, 0, limits};
   // Each flush fsyncs four files, which can cost more than a small run: flush
   // at most every kFlushSeconds and whenever a case completes, so an
   // interruption loses at most that much work.
@@ -214,7 +259,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     for (size_t i = 0; i < prepared.size() && report.runs < budget; ++i) {
       if (round >= pending[i].size()) continue;
       const size_t rep = pending[i][round];
-      const RunResult run = run_once(engine, prepared[i]);
+      const RunResult run = run_once(*engine_of[i], prepared[i]);
+      context.weights_bytes = engine_of[i]->model().weight_bytes();
       context.peak_rss_kib = peak_rss_kib();
       append_run(results, prepared[i], rep, warmups[i], run, context);
       ++report.runs;

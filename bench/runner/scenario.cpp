@@ -6,6 +6,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -101,20 +102,30 @@ class Reader {
   }
 
   void model(const toml::table& t) {
-    only_keys(t, "model", {"path", "tokenizer", "like", "type"});
+    only_keys(t, "model", {"path", "tokenizer", "like", "type", "seed"});
     if (const auto* n = t.get("path")) s_.model = path(*n, "path");
     if (const auto* n = t.get("tokenizer")) s_.tokenizer = path(*n, "tokenizer");
+    const std::vector<std::string> types(kWeightTypes.begin() + 1, kWeightTypes.end());
     if (const auto* n = t.get("like")) {
       s_.model_like = string(*n, "like");
-      s_.model_like_line = line_of(*n);
+      const std::vector<std::string> names = synthetic_model_names();
+      if (std::find(names.begin(), names.end(), s_.model_like) == names.end())
+        fail(*n, "like", "= \"" + s_.model_like + "\" is not one of: " + join(names));
     }
     if (const auto* n = t.get("type")) {
       s_.model_type = string(*n, "type");
-      if (std::find(kWeightTypes.begin() + 1, kWeightTypes.end(), s_.model_type) == kWeightTypes.end())
-        fail(*n, "type", "= \"" + s_.model_type + "\" is not one of: " + join({kWeightTypes.begin() + 1, kWeightTypes.end()}));
+      if (std::find(types.begin(), types.end(), s_.model_type) == types.end())
+        fail(*n, "type", "= \"" + s_.model_type + "\" is not one of: " + join(types));
+      if (s_.model_like.empty()) fail(*n, "type", "needs 'like' (a model file's weights are as stored)");
+    }
+    if (const auto* n = t.get("seed")) {
+      s_.model_seed = static_cast<uint64_t>(integer(*n, "seed", 0));
+      if (s_.model_like.empty()) fail(*n, "seed", "needs 'like'");
     }
     if (s_.model.empty() == s_.model_like.empty())
       throw Error(where(s_, line_of(t)) + ": [model] needs exactly one of 'path' or 'like'");
+    if (!s_.model_like.empty() && s_.model_type.empty())
+      throw Error(where(s_, line_of(t)) + ": [model] 'like' needs 'type' (one of: " + join(types) + ")");
   }
 
   void prompt(const toml::table& t) {
@@ -175,25 +186,25 @@ class Reader {
     }
   }
 
-  void sweep(const toml::table& t) {
+  void sweep(const toml::table& t, SweepAxes& out) const {
     only_keys(t, "sweep",
               {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k", "kv_type_v",
                "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "prefix_sharing"});
-    if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", s_.prompt_tokens, 1);
-    if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", s_.output_tokens, 1);
-    if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", s_.context_depth, 0);
-    if (const auto* n = t.get("threads")) count_axis(*n, "threads", s_.threads, 0);
-    if (const auto* n = t.get("batch")) count_axis(*n, "batch", s_.batch, 1);
-    if (const auto* n = t.get("kv_block")) count_axis(*n, "kv_block", s_.kv_block, 0);
-    if (const auto* n = t.get("kv_capacity")) count_axis(*n, "kv_capacity", s_.kv_capacity, 0);
-    if (const auto* n = t.get("kv_type_k")) choice_axis(*n, "kv_type_k", s_.kv_type_k, kKvTypes);
-    if (const auto* n = t.get("kv_type_v")) choice_axis(*n, "kv_type_v", s_.kv_type_v, kKvTypes);
-    if (const auto* n = t.get("kv_cache")) choice_axis(*n, "kv_cache", s_.kv_cache, {"on", "off"});
-    if (const auto* n = t.get("weight_type")) choice_axis(*n, "weight_type", s_.weight_type, kWeightTypes);
-    if (const auto* n = t.get("sampling")) axis(*n, "sampling", s_.sampling, [&](const toml::node& item) {
+    if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1);
+    if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1);
+    if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", out.context_depth, 0);
+    if (const auto* n = t.get("threads")) count_axis(*n, "threads", out.threads, 0);
+    if (const auto* n = t.get("batch")) count_axis(*n, "batch", out.batch, 1);
+    if (const auto* n = t.get("kv_block")) count_axis(*n, "kv_block", out.kv_block, 0);
+    if (const auto* n = t.get("kv_capacity")) count_axis(*n, "kv_capacity", out.kv_capacity, 0);
+    if (const auto* n = t.get("kv_type_k")) choice_axis(*n, "kv_type_k", out.kv_type_k, kKvTypes);
+    if (const auto* n = t.get("kv_type_v")) choice_axis(*n, "kv_type_v", out.kv_type_v, kKvTypes);
+    if (const auto* n = t.get("kv_cache")) choice_axis(*n, "kv_cache", out.kv_cache, {"on", "off"});
+    if (const auto* n = t.get("weight_type")) choice_axis(*n, "weight_type", out.weight_type, kWeightTypes);
+    if (const auto* n = t.get("sampling")) axis(*n, "sampling", out.sampling, [&](const toml::node& item) {
         return string(item, "sampling");
       });
-    if (const auto* n = t.get("prefix_sharing")) axis(*n, "prefix_sharing", s_.prefix_sharing, [&](const toml::node& item) {
+    if (const auto* n = t.get("prefix_sharing")) axis(*n, "prefix_sharing", out.prefix_sharing, [&](const toml::node& item) {
         const double v = number(item, "prefix_sharing");
         if (v < 0 || v > 1) fail(item, "prefix_sharing", "must be a fraction in [0, 1], got " + std::to_string(v));
         return v;
@@ -206,6 +217,18 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<const SweepAxes*> Scenario::sweeps() const {
+  std::vector<const SweepAxes*> all{this};
+  for (const SweepAxes& more : more_sweeps) all.push_back(&more);
+  return all;
+}
+
+std::vector<SweepAxes*> Scenario::sweeps() {
+  std::vector<SweepAxes*> all{this};
+  for (SweepAxes& more : more_sweeps) all.push_back(&more);
+  return all;
+}
 
 std::string where(const Scenario& scenario, int line) {
   return line > 0 ? scenario.path + ":" + std::to_string(line) : scenario.path;
@@ -247,15 +270,34 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("model"))
     r.model(r.table(*n, "model"));
   else
-    throw Error(path + ": missing [model] table (with 'path' = a model file)");
+    throw Error(path + ": missing [model] table (with 'path' = a model file, or 'like' + 'type')");
   if (const auto* n = root.get("prompt")) r.prompt(r.table(*n, "prompt"));
   if (const auto* n = root.get("measure")) r.measure(r.table(*n, "measure"));
   if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
-  if (const auto* n = root.get("sweep")) r.sweep(r.table(*n, "sweep"));
-  for (const std::string& name : s.sampling.values)
-    if (!s.strategies.contains(name))
-      throw Error(where(s, s.sampling.line) + ": key 'sampling' = \"" + name +
-                  "\" names no strategy (built in: greedy, default; or define [sampling." + name + "])");
+  if (const auto* n = root.get("sweep")) {
+    if (const toml::array* tables = n->as_array()) {  // [[sweep]]: one product per table
+      for (size_t i = 0; i < tables->size(); ++i) {
+        SweepAxes& axes = i == 0 ? static_cast<SweepAxes&>(s) : s.more_sweeps.emplace_back();
+        r.sweep(r.table((*tables)[i], "sweep"), axes);
+      }
+    } else {
+      r.sweep(r.table(*n, "sweep"), s);
+    }
+  }
+  for (const SweepAxes* axes : s.sweeps())
+    for (const std::string& name : axes->sampling.values)
+      if (!s.strategies.contains(name))
+        throw Error(where(s, axes->sampling.line) + ": key 'sampling' = \"" + name +
+                    "\" names no strategy (built in: greedy, default; or define [sampling." + name + "])");
+  if (!s.trace.empty()) {
+    for (const SweepAxes* axes : s.sweeps())
+      for (const auto& [key, axis] :
+           {std::pair{"prompt_tokens", &axes->prompt_tokens}, std::pair{"output_tokens", &axes->output_tokens}})
+        if (axis->line > 0)
+          throw Error(where(s, axis->line) + ": key '" + key + "' cannot be set with 'trace' (line " +
+                      std::to_string(s.trace_line) + "): the trace's rows give the lengths");
+    s.trace_rows = read_trace(s.trace);
+  }
   if (s.name.empty()) s.name = fs::path(path).stem().string();
   return s;
 }
@@ -272,17 +314,17 @@ void require_supported(const Scenario& s) {
   auto unsupported = [&](int line, const std::string& key, const std::string& value, const std::string& why) {
     throw Error(where(s, line) + ": key '" + key + "' = " + value + " is not supported yet (" + why + ")");
   };
-  if (!s.model_like.empty())
-    unsupported(s.model_like_line, "like", "\"" + s.model_like + "\"", "synthetic models are not generated yet");
-  if (!s.trace.empty()) unsupported(s.trace_line, "trace", "\"" + s.trace + "\"", "trace replay is not implemented");
-  for (size_t v : s.batch.values)
-    if (v != 1) unsupported(s.batch.line, "batch", std::to_string(v), "engine runs batch 1");
-  for (const auto& v : s.weight_type.values)
-    if (v != "file")
-      unsupported(s.weight_type.line, "weight_type", "\"" + v + "\"", "engine runs the file's weights as stored");
-  for (double v : s.prefix_sharing.values)
-    if (v != 0.0)
-      unsupported(s.prefix_sharing.line, "prefix_sharing", std::to_string(v), "engine runs one sequence");
+  for (const SweepAxes* axes : s.sweeps()) {
+    for (size_t v : axes->batch.values)
+      if (v != 1) unsupported(axes->batch.line, "batch", std::to_string(v), "engine runs batch 1");
+    for (const auto& v : axes->weight_type.values)
+      if (v != "file" && s.model_like.empty())
+        unsupported(axes->weight_type.line, "weight_type", "\"" + v + "\"",
+                    "a model file runs its weights as stored; a synthetic model ('like') runs any type");
+    for (double v : axes->prefix_sharing.values)
+      if (v != 0.0)
+        unsupported(axes->prefix_sharing.line, "prefix_sharing", std::to_string(v), "engine runs one sequence");
+  }
 }
 
 }  // namespace pdbench::runner

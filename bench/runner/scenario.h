@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/runner/trace.h"
 #include "engine/sampling/sampling_params.h"
 
 namespace pdbench::runner {
@@ -22,20 +23,42 @@ struct Axis {
 
 enum class PromptSource { Corpus, Random };
 
-struct Scenario {
+// One cartesian product of axes: a scalar fixes a setting, an array sweeps it.
+struct SweepAxes {
+  Axis<size_t> prompt_tokens{{128}};
+  Axis<size_t> output_tokens{{128}};
+  Axis<size_t> context_depth{{0}};
+  Axis<size_t> threads{{0}};  // 0: all cores
+  Axis<size_t> batch{{1}};
+  Axis<std::string> kv_type_k{{"f32"}};
+  Axis<std::string> kv_type_v{{"f32"}};
+  Axis<size_t> kv_block{{0}};     // 0: the engine's default block size (16 tokens)
+  Axis<size_t> kv_capacity{{0}};  // 0: the model's context length
+  Axis<std::string> kv_cache{{"on"}};
+  Axis<std::string> weight_type{{"file"}};
+  Axis<std::string> sampling{{"greedy"}};
+  Axis<double> prefix_sharing{{0.0}};
+};
+
+// The scenario's own axes are [sweep], or the first of several [[sweep]]
+// tables; the cases are the union of every table's product.
+struct Scenario : SweepAxes {
   std::string path;  // the file as named, or "command line"
   std::string text;  // the file's bytes (hashed into meta.json)
   std::string name;
   std::string description;
 
-  // [model]: a file, or (not yet supported) a synthetic one `like` + `type`.
+  // [model]: a file, or a synthetic one `like` + `type` + `seed` (models.h).
   std::string model;  // resolved against the scenario's folder
   std::string tokenizer;
-  std::string model_like;
-  std::string model_type;
-  int model_like_line = 0;
-  std::string trace;  // (prompt, output) length pairs to replay; not yet supported
+  std::string model_like;  // a synthetic_model_names() preset
+  std::string model_type;  // a synthetic_type_names() type
+  uint64_t model_seed = 0;
+  // (prompt, output) length pairs to replay, read when the scenario is: each
+  // row is a case in place of the prompt_tokens x output_tokens axes.
+  std::string trace;
   int trace_line = 0;
+  Trace trace_rows;
 
   // [prompt]
   PromptSource prompt_source = PromptSource::Corpus;
@@ -48,20 +71,12 @@ struct Scenario {
   size_t warmup_window = 3;
   double warmup_tolerance_pct = 5.0;
 
-  // [sweep]: a scalar fixes a setting, an array sweeps it.
-  Axis<size_t> prompt_tokens{{128}};
-  Axis<size_t> output_tokens{{128}};
-  Axis<size_t> context_depth{{0}};
-  Axis<size_t> threads{{0}};  // 0: all cores
-  Axis<size_t> batch{{1}};
-  Axis<std::string> kv_type_k{{"f32"}};
-  Axis<std::string> kv_type_v{{"f32"}};
-  Axis<size_t> kv_block{{0}};     // 0: contiguous
-  Axis<size_t> kv_capacity{{0}};  // 0: the model's context length
-  Axis<std::string> kv_cache{{"on"}};
-  Axis<std::string> weight_type{{"file"}};
-  Axis<std::string> sampling{{"greedy"}};
-  Axis<double> prefix_sharing{{0.0}};
+  // [[sweep]] tables after the first.
+  std::vector<SweepAxes> more_sweeps;
+
+  // This scenario's axes, then more_sweeps'.
+  std::vector<const SweepAxes*> sweeps() const;
+  std::vector<SweepAxes*> sweeps();
 
   // Built-in "greedy" and "default" (llama.cpp's) plus [sampling.NAME].
   std::map<std::string, SamplingParams> strategies;

@@ -2,13 +2,14 @@
 
 #include <charconv>
 #include <cstdio>
+#include <set>
 
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
 
 std::string case_id(const Case& c) {
-  std::string id = "p" + std::to_string(c.prompt_tokens) + "_n" + std::to_string(c.output_tokens) + "_d" +
+  std::string id = (c.trace_row > 0 ? "r" + std::to_string(c.trace_row) + "_" : "") + "p" + std::to_string(c.prompt_tokens) + "_n" + std::to_string(c.output_tokens) + "_d" +
                    std::to_string(c.context_depth) + "_t" + std::to_string(c.threads);
   if (c.batch != 1) id += "_b" + std::to_string(c.batch);
   if (c.kv_type_k != "f32") id += "_k" + c.kv_type_k;
@@ -27,23 +28,32 @@ std::string case_id(const Case& c) {
 
 std::vector<Case> expand(const Scenario& s) {
   std::vector<Case> cases;
-  for (size_t p : s.prompt_tokens.values)
-    for (size_t n : s.output_tokens.values)
-      for (size_t d : s.context_depth.values)
-        for (size_t t : s.threads.values)
-          for (size_t b : s.batch.values)
-            for (const auto& kk : s.kv_type_k.values)
-              for (const auto& kv : s.kv_type_v.values)
-                for (size_t blk : s.kv_block.values)
-                  for (size_t cap : s.kv_capacity.values)
-                    for (const auto& cache : s.kv_cache.values)
-                      for (const auto& w : s.weight_type.values)
-                        for (const auto& smp : s.sampling.values)
-                          for (double ps : s.prefix_sharing.values) {
-                            Case c{cases.size(), "", p, n, d, t, b, kk, kv, blk, cap, cache, w, smp, ps};
+  std::set<std::string> ids;
+  for (const SweepAxes* a : s.sweeps()) {
+    std::vector<TraceRow> lengths;  // the trace's rows, or every (prompt, output) pair
+    if (!s.trace_rows.rows.empty())
+      lengths = s.trace_rows.rows;
+    else
+      for (size_t p : a->prompt_tokens.values)
+        for (size_t n : a->output_tokens.values) lengths.push_back({0, p, n, ""});
+    for (const TraceRow& len : lengths)
+      for (size_t d : a->context_depth.values)
+        for (size_t t : a->threads.values)
+          for (size_t b : a->batch.values)
+            for (const auto& kk : a->kv_type_k.values)
+              for (const auto& kv : a->kv_type_v.values)
+                for (size_t blk : a->kv_block.values)
+                  for (size_t cap : a->kv_capacity.values)
+                    for (const auto& cache : a->kv_cache.values)
+                      for (const auto& w : a->weight_type.values)
+                        for (const auto& smp : a->sampling.values)
+                          for (double ps : a->prefix_sharing.values) {
+                            Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
+                                   cap, cache, w, smp, ps, len.line, len.arrival};
                             c.id = case_id(c);
-                            cases.push_back(std::move(c));
+                            if (ids.insert(c.id).second) cases.push_back(std::move(c));
                           }
+  }
   return cases;
 }
 

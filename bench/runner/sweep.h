@@ -24,13 +24,19 @@ struct Case {
   std::string weight_type;
   std::string sampling;
   double prefix_sharing = 0;
+  size_t trace_row = 0;  // the trace's CSV line this case replays; 0 without a trace
+  std::string arrival;   // that row's arrival time as the trace gives it
 };
 
-// Axes in the order of Case's fields; the last one varies fastest.
+// Axes in the order of Case's fields; the last one varies fastest. With a
+// trace, its rows (in file order) replace prompt_tokens x output_tokens.
+// Several [[sweep]] tables: their products in order, each case once (a
+// case_id already made by an earlier table is skipped).
 std::vector<Case> expand(const Scenario& scenario);
 
 // "p128_n64_d0_t2_greedy" plus a part for each setting off its default
-// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, ps0.5); the same values
+// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, ps0.5), led by "r7_" for
+// a trace's line 7 (rows may repeat lengths); the same values
 // always give the same id, whatever else the scenario sweeps.
 std::string case_id(const Case& c);
 

@@ -15,6 +15,7 @@
 
 #include "bench/runner/csv_table.h"
 #include "engine/kernels/gemv.h"
+#include "engine/kernels/onednn_gemm.h"
 
 namespace pdbench::runner {
 
@@ -214,6 +215,10 @@ nlohmann::json system_facts() {
   f["build_type"] = PDBENCH_BUILD_TYPE;
   f["git_commit"] = PDBENCH_GIT_COMMIT;
   f["openmp_max_threads"] = omp_get_max_threads();
+  // The kernels this build runs here: oneDNN (prefill GEMMs) and the GEMV
+  // kernels (decode), whose ISA PDBENCH_ISA can lower.
+  f["onednn"] = onednn_version() + " " + onednn_cpu_isa();
+  f["gemv_isa"] = std::string(gemv_isa_name(gemv_isa()));
   return f;
 }
 
@@ -274,7 +279,6 @@ Limits refresh_limits(const nlohmann::json& facts) {
 nlohmann::json fingerprint(const nlohmann::json& facts, const std::optional<Limits>& limits) {
   nlohmann::json f = facts;
   f["limits"] = limits ? to_json(*limits) : nlohmann::json(nullptr);
-  f["onednn"] = "not reported yet";
   return f;
 }
 

@@ -22,7 +22,8 @@ struct Limits {
 };
 
 // CPU model and flags, cores, caches, memory, THP, governor, compiler and
-// flags, git commit. Fields that cannot be read are absent.
+// flags, git commit, oneDNN version and ISA ("onednn": "2.6.3 avx512_core"),
+// the GEMV kernels' ISA ("gemv_isa"). Fields that cannot be read are absent.
 nlohmann::json system_facts();
 
 // The cache key: CPU model and logical core count.

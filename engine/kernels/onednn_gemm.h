@@ -65,7 +65,9 @@ class OnednnGemm {
   GemmPrecision precision_ = GemmPrecision::F32;
 };
 
-// oneDNN's version and the ISA its kernels dispatch to, for fingerprints.
+// oneDNN's version ("2.7.3") and the ISA its kernels dispatch to on this
+// CPU ("avx512_core_vnni", dnnl::get_effective_cpu_isa()), for fingerprints.
 std::string onednn_version();
+std::string onednn_cpu_isa();
 
 }  // namespace pdbench

@@ -1,8 +1,12 @@
 // Scenario files: values read, and every error naming FILE:LINE and the key.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "bench/runner/scenario.h"
+#include "bench/runner/sweep.h"
 #include "engine/util/error.h"
+#include "tests/support/test_paths.h"
 
 namespace pdbench::runner {
 namespace {
@@ -76,9 +80,70 @@ TEST(Scenario, UnsupportedAxisValuesParseButDoNotRun) {
   EXPECT_EQ(error_of(text), "");
   EXPECT_EQ(error_of(text, true), "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (engine runs batch 1)");
   EXPECT_EQ(error_of(kModel + "[sweep]\nkv_type_v = \"q8_0\"\nkv_block = 32\nkv_cache = [\"on\", \"off\"]\n", true), "");
-  EXPECT_NE(error_of("[model]\nlike = \"llama-135M\"\ntype = \"q8_0\"\n", true).find("scenarios/x.toml:2: key 'like'"),
+  // A model file runs its weights as stored; only a synthetic model has other weight types.
+  EXPECT_NE(error_of(kModel + "[sweep]\nweight_type = [\"file\", \"q8_0\"]\n", true)
+                .find("scenarios/x.toml:4: key 'weight_type' = \"q8_0\" is not supported yet"),
             std::string::npos);
-  EXPECT_NE(error_of("trace = \"t.csv\"\n" + kModel, true).find("scenarios/x.toml:1: key 'trace'"), std::string::npos);
+}
+
+const std::string kLike = "[model]\nlike = \"smollm2-135m\"\ntype = \"q4_0\"\n";
+
+TEST(Scenario, SyntheticModel) {
+  const Scenario s = parse_scenario(kLike + "seed = 3\n[sweep]\nweight_type = [\"file\", \"q8_0\"]\n", "x.toml");
+  EXPECT_EQ(s.model_like, "smollm2-135m");
+  EXPECT_EQ(s.model_type, "q4_0");
+  EXPECT_EQ(s.model_seed, 3u);
+  EXPECT_TRUE(s.model.empty());
+  EXPECT_NO_THROW(require_supported(s));
+  EXPECT_NE(error_of("[model]\nlike = \"llama-135M\"\ntype = \"q8_0\"\n")
+                .find("scenarios/x.toml:2: key 'like' = \"llama-135M\" is not one of: smollm2-135m"),
+            std::string::npos);
+  EXPECT_EQ(error_of("[model]\nlike = \"smollm2-135m\"\n"),
+            "scenarios/x.toml:1: [model] 'like' needs 'type' (one of: f32, f16, bf16, q8_0, q4_0)");
+  EXPECT_EQ(error_of(kModel + "type = \"f16\"\n"),
+            "scenarios/x.toml:3: key 'type' needs 'like' (a model file's weights are as stored)");
+  EXPECT_EQ(error_of(kModel + "seed = 1\n"), "scenarios/x.toml:3: key 'seed' needs 'like'");
+  EXPECT_NE(error_of(kLike + "path = \"m.gguf\"\n").find("needs exactly one of 'path' or 'like'"), std::string::npos);
+}
+
+TEST(Scenario, SeveralSweepTablesRunTheirUnion) {
+  const Scenario s = parse_scenario(kModel +
+                                        "[[sweep]]\nprompt_tokens = [16, 64]\noutput_tokens = 8\n"
+                                        "[[sweep]]\nprompt_tokens = 64\noutput_tokens = 8\nkv_cache = [\"on\", \"off\"]\n",
+                                    "x.toml");
+  ASSERT_EQ(s.more_sweeps.size(), 1u);
+  EXPECT_EQ(s.sweeps().size(), 2u);
+  const std::vector<Case> cases = expand(s);
+  std::vector<std::string> ids;
+  for (const Case& c : cases) ids.push_back(c.id);
+  // p64 with the cache on is in both tables: it runs once, where it first appears.
+  EXPECT_EQ(ids, (std::vector<std::string>{"p16_n8_d0_t0_greedy", "p64_n8_d0_t0_greedy", "p64_n8_d0_t0_nocache_greedy"}));
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(cases[i].index, i);
+  EXPECT_EQ(error_of(kModel + "[[sweep]]\nthreads = 1\n[[sweep]]\nbatch = [1, 2]\n", true),
+            "scenarios/x.toml:6: key 'batch' = 2 is not supported yet (engine runs batch 1)");
+  EXPECT_EQ(error_of(kModel + "[[sweep]]\nthreads = 1\n[[sweep]]\nthreds = 1\n").rfind(
+                "scenarios/x.toml:6: unknown key 'threds' in [sweep]", 0),
+            0u);
+}
+
+// Every shipped scenario parses, can run with this engine, and has cases;
+// nothing is loaded or generated.
+TEST(Scenario, EveryShippedScenarioParses) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("scenarios"))) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().string());
+    const Scenario s = load_scenario(entry.path().string());
+    EXPECT_NO_THROW(require_supported(s));
+    EXPECT_FALSE(expand(s).empty());
+    if (s.model_like.empty()) {
+      EXPECT_TRUE(std::filesystem::exists(s.model)) << s.model;
+    } else {
+      EXPECT_EQ(s.prompt_source, PromptSource::Random);
+    }
+  }
+  EXPECT_GE(files, 7u);
 }
 
 }  // namespace

@@ -1,0 +1,200 @@
+// Synthetic models in the model cache, trace replay, and the kernel fields
+// of the fingerprint. The one end-to-end run per feature is tiny
+// (8-token prompts, 2 tokens out, 1 repetition); never asserts timings.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "bench/runner/models.h"
+#include "bench/runner/runner.h"
+#include "bench/runner/sysinfo.h"
+#include "bench/runner/trace.h"
+#include "engine/util/error.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Points the model cache at a temp folder for one test.
+class CacheHome {
+ public:
+  explicit CacheHome(const std::string& dir) {
+    if (const char* old = std::getenv("XDG_CACHE_HOME")) old_ = old;
+    setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  }
+  ~CacheHome() {
+    if (old_.empty())
+      unsetenv("XDG_CACHE_HOME");
+    else
+      setenv("XDG_CACHE_HOME", old_.c_str(), 1);
+  }
+  CacheHome(const CacheHome&) = delete;
+  CacheHome& operator=(const CacheHome&) = delete;
+
+ private:
+  std::string old_;
+};
+
+TEST(Trace, ReadsLengthsAndArrivalTimes) {
+  const std::string dir = test::temp_dir("trace");
+  std::ofstream(dir + "/t.csv") << "TIMESTAMP,ContextTokens,GeneratedTokens,note\n"
+                                   "2023-11-16 18:15:46.68,12,3,a\n"
+                                   "2023-11-16 18:15:47.01,40,1,\"b, c\"\n";
+  const Trace t = read_trace(dir + "/t.csv");
+  EXPECT_EQ(t.arrival_column, "TIMESTAMP");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].line, 2u);
+  EXPECT_EQ(t.rows[0].prompt_tokens, 12u);
+  EXPECT_EQ(t.rows[0].output_tokens, 3u);
+  EXPECT_EQ(t.rows[0].arrival, "2023-11-16 18:15:46.68");
+  EXPECT_EQ(t.rows[1].line, 3u);
+  EXPECT_EQ(t.rows[1].prompt_tokens, 40u);
+
+  // Other accepted names, any case; no arrival column.
+  std::ofstream(dir + "/u.csv") << "output_tokens,PROMPT_TOKENS\n5,6\n";
+  const Trace u = read_trace(dir + "/u.csv");
+  EXPECT_EQ(u.arrival_column, "");
+  ASSERT_EQ(u.rows.size(), 1u);
+  EXPECT_EQ(u.rows[0].prompt_tokens, 6u);
+  EXPECT_EQ(u.rows[0].output_tokens, 5u);
+  EXPECT_EQ(u.rows[0].arrival, "");
+  fs::remove_all(dir);
+}
+
+TEST(Trace, ErrorsNameFileAndLine) {
+  const std::string dir = test::temp_dir("trace-bad");
+  const std::string p = dir + "/t.csv";
+  std::ofstream(p) << "Context,GeneratedTokens\n1,2\n";
+  EXPECT_EQ(error_of([&] { read_trace(p); }),
+            p + ":1: the trace has no prompt length column (one of: ContextTokens, prompt_tokens, input_tokens)");
+  std::ofstream(p) << "ContextTokens,GeneratedTokens\n4,2\n8,2x\n";
+  EXPECT_EQ(error_of([&] { read_trace(p); }), p + ":3: column 'GeneratedTokens' = '2x' is not a token count >= 1");
+  std::ofstream(p) << "ContextTokens,GeneratedTokens\n4,2\n5,6\n0,2\n";
+  EXPECT_EQ(error_of([&] { read_trace(p); }), p + ":4: column 'ContextTokens' = '0' is not a token count >= 1");
+  std::ofstream(p) << "ContextTokens,GeneratedTokens\n-3,2\n";
+  EXPECT_EQ(error_of([&] { read_trace(p); }), p + ":2: column 'ContextTokens' = '-3' is not a token count >= 1");
+  std::ofstream(p) << "ContextTokens,GeneratedTokens\n";
+  EXPECT_EQ(error_of([&] { read_trace(p); }), p + ":2: the trace has no rows");
+  // In a scenario: the trace gives the lengths, so the axes must stay unset.
+  std::ofstream(dir + "/ok.csv") << "ContextTokens,GeneratedTokens\n4,2\n";
+  std::ofstream(dir + "/s.toml") << "trace = \"ok.csv\"\n[model]\npath = \"m.gguf\"\n[sweep]\noutput_tokens = 4\n";
+  EXPECT_EQ(error_of([&] { load_scenario(dir + "/s.toml"); }),
+            dir + "/s.toml:5: key 'output_tokens' cannot be set with 'trace' (line 1): the trace's rows give the lengths");
+  std::ofstream(dir + "/s.toml") << "trace = \"missing.csv\"\n[model]\npath = \"m.gguf\"\n";
+  EXPECT_NE(error_of([&] { load_scenario(dir + "/s.toml"); }).find("missing.csv"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Trace, RowsAreCasesInFileOrder) {
+  const std::string dir = test::temp_dir("trace-run");
+  std::ofstream(dir + "/t.csv") << "arrival_ms,ContextTokens,GeneratedTokens\n0,8,2\n15.5,5,3\n40,8,2\n";
+  std::ofstream(dir + "/s.toml") << "trace = \"t.csv\"\n[model]\npath = \"" << test::model_path("stories260K.gguf")
+                                 << "\"\n[measure]\nrepetitions = 1\nwarmup_max = 0\n[sweep]\nthreads = 1\n";
+  const Scenario s = load_scenario(dir + "/s.toml");
+  const std::vector<Case> cases = expand(s);
+  ASSERT_EQ(cases.size(), 3u);
+  // Rows 1 and 3 have the same lengths; their line keeps them apart.
+  EXPECT_EQ(cases[0].id, "r2_p8_n2_d0_t1_greedy");
+  EXPECT_EQ(cases[1].id, "r3_p5_n3_d0_t1_greedy");
+  EXPECT_EQ(cases[2].id, "r4_p8_n2_d0_t1_greedy");
+
+  RunOptions o;
+  o.out_dir = dir + "/out";
+  EXPECT_TRUE(run_scenario(s, o, nullptr).complete);
+  const Table samples = read_csv(o.out_dir + "/samples.csv");
+  ASSERT_EQ(samples.rows.size(), 3u);
+  EXPECT_EQ(samples.rows[1][samples.column("trace_row")], "3");
+  EXPECT_EQ(samples.rows[1][samples.column("arrival")], "15.5");
+  EXPECT_EQ(samples.rows[1][samples.column("generated_tokens")], "3");
+  std::ifstream meta_in(o.out_dir + "/meta.json");
+  const auto meta = nlohmann::json::parse(meta_in);
+  EXPECT_EQ(meta["trace"]["rows"], 3);
+  EXPECT_EQ(meta["trace"]["arrival_column"], "arrival_ms");
+  EXPECT_EQ(meta["trace"]["sha256"].get<std::string>().size(), 64u);
+  fs::remove_all(dir);
+}
+
+TEST(SyntheticModel, CachePathFollowsXdgCacheHome) {
+  const std::string dir = test::temp_dir("cache-path");
+  {
+    const CacheHome home(dir);
+    EXPECT_EQ(synthetic_model_path("smollm2-135m", "q8_0", 7), dir + "/pdbench/models/smollm2-135m-q8_0-s7.gguf");
+  }
+  {
+    const CacheHome relative("not/absolute");  // ignored, as the XDG spec says
+    const char* home = std::getenv("HOME");
+    ASSERT_NE(home, nullptr);
+    EXPECT_EQ(model_cache_dir(), std::string(home) + "/.cache/pdbench/models");
+  }
+  fs::remove_all(dir);
+}
+
+// Generated once, reused after; each weight_type its own file, the case's
+// model chosen by its type; meta.json names the synthetic model.
+TEST(SyntheticModel, GeneratedOnceAndRunPerWeightType) {
+  const std::string dir = test::temp_dir("synthetic");
+  const CacheHome home(dir);
+  std::ofstream(dir + "/s.toml") << "[model]\nlike = \"smollm2-135m\"\ntype = \"q4_0\"\n"
+                                    "[prompt]\nsource = \"random\"\n[measure]\nrepetitions = 1\nwarmup_max = 0\n"
+                                    "[sweep]\nprompt_tokens = 8\noutput_tokens = 2\nthreads = 2\n"
+                                    "weight_type = [\"file\", \"q8_0\"]\n";
+  const Scenario s = load_scenario(dir + "/s.toml");
+  const std::string q4 = synthetic_model_path("smollm2-135m", "q4_0", 0);
+  const std::string q8 = synthetic_model_path("smollm2-135m", "q8_0", 0);
+  EXPECT_EQ(model_file_for(s, "file", nullptr), q4);
+  ASSERT_TRUE(fs::exists(q4));
+  const auto written = fs::last_write_time(q4);
+  EXPECT_EQ(model_file_for(s, "q4_0", nullptr), q4);  // reused, not written again
+  EXPECT_EQ(fs::last_write_time(q4), written);
+
+  RunOptions o;
+  o.out_dir = dir + "/out";
+  EXPECT_TRUE(run_scenario(s, o, nullptr).complete);
+  EXPECT_TRUE(fs::exists(q8));
+  EXPECT_EQ(fs::last_write_time(q4), written);
+  const Table samples = read_csv(o.out_dir + "/samples.csv");
+  ASSERT_EQ(samples.rows.size(), 2u);
+  EXPECT_EQ(samples.rows[0][samples.column("case_id")], "p8_n2_d0_t2_greedy");
+  EXPECT_EQ(samples.rows[1][samples.column("case_id")], "p8_n2_d0_t2_wq8_0_greedy");
+  // q8_0 weights take more bytes than q4_0: each case ran its own file.
+  EXPECT_LT(std::stod(samples.rows[0][samples.column("weights_bytes")]),
+            std::stod(samples.rows[1][samples.column("weights_bytes")]));
+  std::ifstream meta_in(o.out_dir + "/meta.json");
+  const auto meta = nlohmann::json::parse(meta_in);
+  EXPECT_EQ(meta["model"]["path"], q4);
+  EXPECT_EQ(meta["model"]["like"], "smollm2-135m");
+  EXPECT_EQ(meta["model"]["type"], "q4_0");
+  EXPECT_EQ(meta["model"]["seed"], 0);
+  EXPECT_EQ(meta["model"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(meta["models"]["q8_0"]["path"], q8);
+  EXPECT_EQ(meta["models"]["file"]["sha256"], meta["model"]["sha256"]);
+  fs::remove_all(dir);
+}
+
+TEST(Sysinfo, FingerprintNamesTheKernels) {
+  const nlohmann::json f = fingerprint(system_facts(), std::nullopt);
+  ASSERT_TRUE(f.contains("onednn"));
+  EXPECT_NE(f["onednn"].get<std::string>().find('.'), std::string::npos) << f["onednn"];  // "2.6.3 avx512_core"
+  EXPECT_NE(f["onednn"].get<std::string>().find(' '), std::string::npos) << f["onednn"];
+  ASSERT_TRUE(f.contains("gemv_isa"));
+  const std::string gemv = f["gemv_isa"];
+  EXPECT_TRUE(gemv == "scalar" || gemv == "avx2" || gemv == "avx512") << gemv;
+}
+
+}  // namespace
+}  // namespace pdbench::runner
