@@ -20,12 +20,7 @@ constexpr int kWidth = 470;
 constexpr int kHeight = 280;
 const char* const kNumber = ".5~r";  // tooltips: five significant digits
 
-// What every chart's data knows about the runs.
-struct Context {
-  const std::vector<RunData>& runs;
-  std::vector<std::string> varying;
-  bool multi_run;
-};
+}  // namespace
 
 json base_spec(const std::string& title) {
   return {{"width", kWidth},
@@ -37,6 +32,19 @@ json base_spec(const std::string& title) {
             {"legend", {{"labelFontSize", 11}, {"titleFontSize", 11}, {"labelLimit", 320}}},
             {"range", {{"category", {{"scheme", "tableau10"}}}}}}}};
 }
+
+json value_field(const std::string& field, const std::string& title) {
+  return {{"field", field}, {"title", title}, {"type", "quantitative"}, {"format", kNumber}};
+}
+
+namespace {
+
+// What every chart's data knows about the runs.
+struct Context {
+  const std::vector<RunData>& runs;
+  std::vector<std::string> varying;
+  bool multi_run;
+};
 
 json axis_field(const std::string& field, const std::string& title, const std::vector<double>& values) {
   json enc = {{"field", field}, {"type", "quantitative"}, {"title", title}};
@@ -70,10 +78,6 @@ json tooltip(const Context& ctx, const json& values) {
   t.push_back({{"field", "kv"}, {"title", "KV type"}});
   for (const auto& v : values) t.push_back(v);
   return t;
-}
-
-json value_field(const std::string& field, const std::string& title) {
-  return {{"field", field}, {"title", title}, {"type", "quantitative"}, {"format", kNumber}};
 }
 
 // One run: color tells the series apart. Several: color is the run and

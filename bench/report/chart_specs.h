@@ -23,6 +23,12 @@ struct Chart {
 // (color = run).
 std::vector<Chart> build_charts(const std::vector<RunData>& runs);
 
+// A spec with the report's size, fonts and palette; its data and marks are
+// the caller's (the history charts share it).
+nlohmann::json base_spec(const std::string& title);
+// A tooltip row for a number: five significant digits.
+nlohmann::json value_field(const std::string& field, const std::string& title);
+
 // Phase colors: the charts' and the page's section headings'.
 inline constexpr const char* kPrefillColor = "#4c78a8";
 inline constexpr const char* kDecodeColor = "#f58518";

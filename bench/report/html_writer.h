@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/report/chart_specs.h"
+#include "bench/report/history.h"
 #include "bench/report/insights.h"
 #include "bench/report/results_reader.h"
 
@@ -14,5 +15,8 @@ namespace pdbench::report {
 // Throws pdbench::Error when the npm packages are not installed.
 std::string render_html(const std::vector<RunData>& runs, const std::vector<Chart>& charts,
                         const std::vector<Insight>& insights);
+
+// The history report: the runs stored in a results database, one chart per metric.
+std::string render_history_html(const HistoryData& history, const std::vector<Chart>& charts);
 
 }  // namespace pdbench::report

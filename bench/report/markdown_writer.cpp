@@ -52,4 +52,17 @@ std::string render_markdown(const std::vector<RunData>& runs, const std::vector<
   return md;
 }
 
+std::string render_history_markdown(const HistoryData& history, const std::vector<Chart>& charts,
+                                    const std::string& image_prefix) {
+  std::string md = "# pdbench history: " + history_title(history) + "\n\n";
+  for (const auto& line : history_lines(history)) md += "- " + line + "\n";
+  for (const auto& c : charts) {
+    md += "\n## " + c.title + "\n\n" + c.caption + "\n\n";
+    if (!c.note.empty()) md += "> " + c.note + "\n\n";
+    if (!c.spec.is_null()) md += "![" + c.title + "](" + image_name(image_prefix, c) + ")\n";
+  }
+  md += "\n<details><summary>Runs</summary>\n\n" + table_md(runs_table(history)) + "\n</details>\n";
+  return md;
+}
+
 }  // namespace pdbench::report

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench/report/chart_specs.h"
+#include "bench/report/history.h"
 #include "bench/report/insights.h"
 #include "bench/report/results_reader.h"
 
@@ -13,6 +14,10 @@ namespace pdbench::report {
 // `image_name(chart)` is the SVG file name the Markdown links to.
 std::string render_markdown(const std::vector<RunData>& runs, const std::vector<Chart>& charts,
                             const std::vector<Insight>& insights, const std::string& image_prefix);
+
+// The history report: the stored runs, and each metric's chart as an image.
+std::string render_history_markdown(const HistoryData& history, const std::vector<Chart>& charts,
+                                    const std::string& image_prefix);
 
 // "NAME-ttft.svg" for image prefix "NAME".
 std::string image_name(const std::string& image_prefix, const Chart& chart);

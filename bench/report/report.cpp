@@ -1,8 +1,10 @@
 #include "bench/report/report.h"
 
 #include <filesystem>
+#include <functional>
 
 #include "bench/report/chart_specs.h"
+#include "bench/report/history.h"
 #include "bench/report/html_writer.h"
 #include "bench/report/insights.h"
 #include "bench/report/markdown_writer.h"
@@ -22,6 +24,32 @@ void make_parent(const std::string& path) {
   if (!parent.empty()) fs::create_directories(parent);
 }
 
+// Both reports: the page, and optionally the Markdown (made by `markdown`
+// from its image prefix) with the drawn charts as SVG files next to it.
+ReportFiles write_files(const std::string& html_path, const std::string& html, const std::string& markdown_path,
+                        const std::vector<Chart>& charts,
+                        const std::function<std::string(const std::string&)>& markdown) {
+  ReportFiles files;
+  for (const auto& c : charts) (c.spec.is_null() ? files.skipped : files.charts) += 1;
+  make_parent(html_path);
+  runner::write_file_atomic(html_path, html);
+  files.written.push_back(html_path);
+
+  if (!markdown_path.empty()) {
+    make_parent(markdown_path);
+    const fs::path md(markdown_path);
+    const std::string prefix = md.stem().string();
+    std::vector<SvgJob> jobs;
+    for (const auto& c : charts)
+      if (!c.spec.is_null()) jobs.push_back({c.spec, (md.parent_path() / image_name(prefix, c)).string()});
+    render_svgs(jobs);
+    for (const auto& job : jobs) files.written.push_back(job.path);
+    runner::write_file_atomic(markdown_path, markdown(prefix));
+    files.written.push_back(markdown_path);
+  }
+  return files;
+}
+
 }  // namespace
 
 ReportFiles write_report(const ReportOptions& options) {
@@ -29,27 +57,15 @@ ReportFiles write_report(const ReportOptions& options) {
   const std::vector<RunData> runs = read_runs(options.results);
   const std::vector<Chart> charts = build_charts(runs);
   const std::vector<Insight> sentences = insights(runs);
+  return write_files(options.html, render_html(runs, charts, sentences), options.markdown, charts,
+                     [&](const std::string& prefix) { return render_markdown(runs, charts, sentences, prefix); });
+}
 
-  ReportFiles files;
-  for (const auto& c : charts) (c.spec.is_null() ? files.skipped : files.charts) += 1;
-  const std::string html = render_html(runs, charts, sentences);
-  make_parent(options.html);
-  runner::write_file_atomic(options.html, html);
-  files.written.push_back(options.html);
-
-  if (!options.markdown.empty()) {
-    make_parent(options.markdown);
-    const fs::path md(options.markdown);
-    const std::string prefix = md.stem().string();
-    std::vector<SvgJob> jobs;
-    for (const auto& c : charts)
-      if (!c.spec.is_null()) jobs.push_back({c.spec, (md.parent_path() / image_name(prefix, c)).string()});
-    render_svgs(jobs);
-    for (const auto& job : jobs) files.written.push_back(job.path);
-    runner::write_file_atomic(options.markdown, render_markdown(runs, charts, sentences, prefix));
-    files.written.push_back(options.markdown);
-  }
-  return files;
+ReportFiles write_history_report(const HistoryOptions& options) {
+  const HistoryData history = read_history(options.db, options.metrics, options.scenario);
+  const std::vector<Chart> charts = history_charts(history);
+  return write_files(options.html, render_history_html(history, charts), options.markdown, charts,
+                     [&](const std::string& prefix) { return render_history_markdown(history, charts, prefix); });
 }
 
 }  // namespace pdbench::report

@@ -1,5 +1,5 @@
 #pragma once
-// pdbench report: results folders into an HTML page and, optionally, a
+// pdbench report: results folders (or a results history) into an HTML page and, optionally, a
 // Markdown file with SVG charts next to it. Every file is written under a
 // temporary name and renamed, so readers never see half a report.
 #include <string>
@@ -13,6 +13,15 @@ struct ReportOptions {
   std::string markdown;              // output .md path, or "" for none
 };
 
+// `pdbench report --db FILE --history`.
+struct HistoryOptions {
+  std::string db;                    // the results history (SQLite)
+  std::vector<std::string> metrics;  // summary.csv columns; empty: default_history_metrics()
+  std::string scenario;              // only this scenario's runs, or "" for all
+  std::string html;
+  std::string markdown;
+};
+
 struct ReportFiles {
   std::vector<std::string> written;
   size_t charts = 0;
@@ -20,5 +29,6 @@ struct ReportFiles {
 };
 
 ReportFiles write_report(const ReportOptions& options);
+ReportFiles write_history_report(const HistoryOptions& options);
 
 }  // namespace pdbench::report

@@ -192,4 +192,36 @@ StoredRun History::load(int64_t run_id) {
   return r;
 }
 
+std::vector<RunInfo> History::runs(const std::string& scenario) {
+  Statement q(db_,
+              "SELECT run_id, git_commit, scenario_name, shard, started_at FROM runs "
+              "WHERE ?1 = '' OR scenario_name = ?1 ORDER BY run_id");
+  q.bind(1, scenario);
+  std::vector<RunInfo> out;
+  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4)});
+  return out;
+}
+
+std::vector<std::string> History::summary_columns(const std::string& scenario) {
+  Statement q(db_,
+              "SELECT c.name FROM cells c JOIN runs r USING (run_id) "
+              "WHERE c.file = 'summary' AND c.row = 0 AND (?1 = '' OR r.scenario_name = ?1) "
+              "GROUP BY c.name ORDER BY min(c.col), c.name");
+  q.bind(1, scenario);
+  std::vector<std::string> out;
+  while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
+std::vector<SummaryCell> History::summary_cells(const std::string& column, const std::string& scenario) {
+  Statement q(db_,
+              "SELECT c.run_id, c.case_id, c.value FROM cells c JOIN runs r USING (run_id) "
+              "WHERE c.file = 'summary' AND c.name = ?1 AND (?2 = '' OR r.scenario_name = ?2) "
+              "ORDER BY c.run_id, c.row");
+  q.bind(1, column).bind(2, scenario);
+  std::vector<SummaryCell> out;
+  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2)});
+  return out;
+}
+
 }  // namespace pdbench::resultsdb

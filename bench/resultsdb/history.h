@@ -5,6 +5,7 @@
 // `pdbench compare --db FILE A B` reads back. Schema: docs/RESULTS.md.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,22 @@ struct StoredRun {
   nlohmann::json meta;
   runner::Table samples;
   runner::Table summary;
+};
+
+// A stored run without its cells: what a history report lists.
+struct RunInfo {
+  int64_t run_id = 0;
+  std::string git_commit;
+  std::string scenario_name;
+  std::string shard;
+  std::string started_at;
+};
+
+// One summary.csv cell of a stored run.
+struct SummaryCell {
+  int64_t run_id = 0;
+  std::string case_id;
+  std::string value;  // as in the CSV; "" for none
 };
 
 class History {
@@ -37,6 +54,14 @@ class History {
   int64_t resolve(const std::string& rev);
 
   StoredRun load(int64_t run_id);
+
+  // The readers below take a scenario name, or "" for every scenario.
+  // Runs in run id order, i.e. the order they were appended.
+  std::vector<RunInfo> runs(const std::string& scenario);
+  // summary.csv column names over those runs, in column order.
+  std::vector<std::string> summary_columns(const std::string& scenario);
+  // One summary column of those runs, by run id then row.
+  std::vector<SummaryCell> summary_cells(const std::string& column, const std::string& scenario);
 
  private:
   Database db_;

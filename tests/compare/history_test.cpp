@@ -1,6 +1,6 @@
 // The SQLite results history: a results folder in and out unchanged, runs
 // found by commit or run id, a failed append leaving nothing, and the
-// `pdbench run --db` / `pdbench compare --db` round trip.
+// `pdbench run --db` / `pdbench compare --db` and `pdbench merge --db` round trips.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -136,6 +136,27 @@ TEST_F(History_, RunAndCompareThroughTheCli) {
   EXPECT_EQ(exit_code("compare --db " + db + " run:1 run:2", &log), 1) << log;
   EXPECT_EQ(exit_code("compare --db " + db + " run:1 run:1"), 0);
   EXPECT_EQ(exit_code("compare --db " + db + " run:1 run:7"), 2);
+}
+
+// CI's shards land in the history: merge appends the merged folder.
+TEST_F(History_, MergeAppendsTheMergedFolder) {
+  const std::string db = dir_ + "/h.sqlite";
+  const std::string common = " -m " + test::model_path("stories260K.gguf") + " -p 4,8 -n 4 -r 3 --warmup-max 1 -o ";
+  ASSERT_EQ(exit_code("run" + common + dir_ + "/s1 --shard 1/2"), 0);
+  ASSERT_EQ(exit_code("run" + common + dir_ + "/s2 --shard 2/2"), 0);
+  std::string log;
+  ASSERT_EQ(exit_code("merge " + dir_ + "/all " + dir_ + "/s1 " + dir_ + "/s2 --db " + db, &log), 0) << log;
+  History h(db);
+  const std::vector<RunInfo> runs = h.runs("");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].shard, "merged");
+  const StoredRun back = h.load(runs[0].run_id);
+  EXPECT_EQ(back.summary.rows, runner::read_csv(dir_ + "/all/summary.csv").rows);
+  EXPECT_EQ(back.summary.rows.size(), 2u);
+  EXPECT_EQ(back.samples.rows, runner::read_csv(dir_ + "/all/samples.csv").rows);
+  // A merge that fails stores nothing.
+  EXPECT_NE(exit_code("merge " + dir_ + "/again " + dir_ + "/s1 " + dir_ + "/s1 --db " + db), 0);
+  EXPECT_EQ(run_count(db), 1u);
 }
 
 }  // namespace
