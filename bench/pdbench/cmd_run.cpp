@@ -176,7 +176,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("-d,--depth", args->depth, "Context depth: tokens already in the cache before the prompt")
       ->delimiter(',');
   cmd->add_option("-t,--threads", args->threads, "Thread counts (0: all cores)")->delimiter(',');
-  cmd->add_option("-b,--batch", args->batch, "Batch sizes (only 1 runs yet)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("-b,--batch", args->batch, "Batch sizes: that many copies of the request, continuously batched (depth 0 only)")->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--sampling", args->sampling, "Sampling strategies: greedy, default, or a scenario's [sampling.NAME]")
       ->delimiter(',');
   cmd->add_option("--prompt-source", args->prompt_source, "Prompts from the corpus or random token ids")

@@ -9,7 +9,28 @@
 
 namespace pdbench::runner {
 
-RunResult run_once(const Engine& engine, const PreparedCase& c) {
+namespace {
+
+// batch copies of the request in one continuous batch. Every sequence joins
+// at step 0 and takes one token per step, so a step's time is every
+// sequence's inter-token gap; TTFT is the first request's (they share the
+// prefill step). Op profiles are not recorded for batches.
+RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
+  const std::vector<GenerateRequest> requests(c.spec.batch, std::move(request));
+  const BatchRun run = c.batcher->run(requests);
+  RunResult r;
+  r.timings = run.results.front().timings;
+  r.timings.step_ms.assign(run.step_ms.begin() + 1, run.step_ms.end());
+  r.generated = run.results.front().ids.size();
+  const size_t prompt = run.results.front().prompt_ids.size();
+  for (size_t i = 0; i < r.timings.step_ms.size(); ++i)
+    r.steps.push_back({i + 1, prompt + i + 1, r.timings.step_ms[i], r.timings.step_ms[i]});
+  return r;
+}
+
+}  // namespace
+
+RunResult run_once(const PreparedCase& c) {
   omp_set_num_threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
   Generator& generator = *c.generator;
   GenerateRequest request;
@@ -19,6 +40,7 @@ RunResult run_once(const Engine& engine, const PreparedCase& c) {
   request.max_new_tokens = c.spec.output_tokens;
   request.sampling = c.sampling;
   request.ignore_stop = true;
+  if (c.spec.batch > 1) return run_batch(c, std::move(request));
   RunResult r;
   std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step
   size_t kv_used = 0;
@@ -41,17 +63,16 @@ RunResult run_once(const Engine& engine, const PreparedCase& c) {
     r.steps.push_back({i + 1, forwards[i].first, r.timings.step_ms[i], forwards[i].second});
   r.prefill = generator.prefill_profile();
   r.decode = generator.decode_profile();
-  r.kv_bytes_allocated = 2 * engine.model().config().n_layers * engine.model().config().kv_dim() *
-                         generator.context() * sizeof(float);
+  r.kv_bytes_allocated = generator.cache().pool().bytes_allocated();
   r.kv_bytes_used = kv_used;
   return r;
 }
 
-WarmUp warm_up(const Engine& engine, const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct) {
+WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct) {
   WarmUp w;
   std::vector<double> e2e;
   while (w.runs < max_runs) {
-    e2e.push_back(run_once(engine, c).timings.e2e_ms);
+    e2e.push_back(run_once(c).timings.e2e_ms);
     ++w.runs;
     if (e2e.size() >= window) {
       const std::vector<double> last(e2e.end() - static_cast<std::ptrdiff_t>(window), e2e.end());

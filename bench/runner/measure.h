@@ -8,6 +8,7 @@
 #include "bench/runner/sweep.h"
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/engine.h"
+#include "engine/runtime/batch_generator.h"
 #include "engine/runtime/generator.h"
 
 namespace pdbench::runner {
@@ -22,6 +23,8 @@ struct PreparedCase {
   // Kept across repetitions (and shared by cases with the same KV settings)
   // so its cache is allocated and touched once, outside any timing.
   std::shared_ptr<Generator> generator;
+  // batch > 1: that many copies of the request through continuous batching.
+  std::shared_ptr<BatchGenerator> batcher;
   size_t decode_delay_us = 0;    // test-only: a busy wait inside each timed decode step (a slowed build)
 };
 
@@ -42,7 +45,7 @@ struct RunResult {
   size_t kv_bytes_used = 0;
 };
 
-RunResult run_once(const Engine& engine, const PreparedCase& c);
+RunResult run_once(const PreparedCase& c);
 
 struct WarmUp {
   size_t runs = 0;
@@ -51,6 +54,6 @@ struct WarmUp {
 
 // Runs the case until the last `window` E2E times are within tolerance_pct
 // of their median, or max_runs runs.
-WarmUp warm_up(const Engine& engine, const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct);
+WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct);
 
 }  // namespace pdbench::runner

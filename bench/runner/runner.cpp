@@ -180,8 +180,16 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     PreparedCase p{c, m.prompts->prompt(c.prompt_tokens), m.prompts->context(c.context_depth),
                    scenario.strategies.at(c.sampling),
                    c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
-                   nullptr, options.decode_delay_us};
+                   nullptr, nullptr, options.decode_delay_us};
     p.generator = generator_for(file, m.engine, c, p.capacity, generators);
+    if (c.batch > 1) {
+      GeneratorOptions o;
+      o.context = c.prompt_tokens + c.output_tokens;
+      o.k_type = parse_kv_type(c.kv_type_k);
+      o.v_type = parse_kv_type(c.kv_type_v);
+      if (c.kv_block > 0) o.block_tokens = c.kv_block;
+      p.batcher = std::make_shared<BatchGenerator>(m.engine, o, c.batch);
+    }
     const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
     if (needed > p.capacity)
       throw Error((c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path) +
@@ -243,7 +251,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   std::vector<WarmUp> warmups(prepared.size());
   for (size_t i = 0; i < prepared.size(); ++i) {
     if (pending[i].empty()) continue;
-    warmups[i] = warm_up(*engine_of[i], prepared[i], scenario.warmup_max, scenario.warmup_window,
+    warmups[i] = warm_up(prepared[i], scenario.warmup_max, scenario.warmup_window,
                          scenario.warmup_tolerance_pct);
     progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
                   (warmups[i].stable ? "stable" : "not stable"));
@@ -259,7 +267,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     for (size_t i = 0; i < prepared.size() && report.runs < budget; ++i) {
       if (round >= pending[i].size()) continue;
       const size_t rep = pending[i][round];
-      const RunResult run = run_once(*engine_of[i], prepared[i]);
+      const RunResult run = run_once(prepared[i]);
       context.weights_bytes = engine_of[i]->model().weight_bytes();
       context.peak_rss_kib = peak_rss_kib();
       append_run(results, prepared[i], rep, warmups[i], run, context);

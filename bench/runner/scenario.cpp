@@ -316,7 +316,11 @@ void require_supported(const Scenario& s) {
   };
   for (const SweepAxes* axes : s.sweeps()) {
     for (size_t v : axes->batch.values)
-      if (v != 1) unsupported(axes->batch.line, "batch", std::to_string(v), "engine runs batch 1");
+      for (size_t depth : axes->context_depth.values)
+        if (v != 1 && depth != 0)
+          unsupported(axes->batch.line, "batch", std::to_string(v),
+                      "a batch starts every sequence at depth 0; context_depth " + std::to_string(depth) +
+                          " runs at batch 1");
     for (const auto& v : axes->weight_type.values)
       if (v != "file" && s.model_like.empty())
         unsupported(axes->weight_type.line, "weight_type", "\"" + v + "\"",

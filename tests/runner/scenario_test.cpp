@@ -76,9 +76,12 @@ TEST(Scenario, ImpossibleValuesNameFileLineAndKey) {
 }
 
 TEST(Scenario, UnsupportedAxisValuesParseButDoNotRun) {
-  const std::string text = kModel + "[sweep]\nbatch = [1, 4]\n";
+  const std::string text = kModel + "[sweep]\nbatch = [1, 4]\ncontext_depth = [0, 64]\n";
   EXPECT_EQ(error_of(text), "");
-  EXPECT_EQ(error_of(text, true), "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (engine runs batch 1)");
+  EXPECT_EQ(error_of(text, true),
+            "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (a batch starts every sequence at depth 0; "
+            "context_depth 64 runs at batch 1)");
+  EXPECT_EQ(error_of(kModel + "[sweep]\nbatch = [1, 4]\n", true), "");
   EXPECT_EQ(error_of(kModel + "[sweep]\nkv_type_v = \"q8_0\"\nkv_block = 32\nkv_cache = [\"on\", \"off\"]\n", true), "");
   // A model file runs its weights as stored; only a synthetic model has other weight types.
   EXPECT_NE(error_of(kModel + "[sweep]\nweight_type = [\"file\", \"q8_0\"]\n", true)
@@ -119,8 +122,9 @@ TEST(Scenario, SeveralSweepTablesRunTheirUnion) {
   // p64 with the cache on is in both tables: it runs once, where it first appears.
   EXPECT_EQ(ids, (std::vector<std::string>{"p16_n8_d0_t0_greedy", "p64_n8_d0_t0_greedy", "p64_n8_d0_t0_nocache_greedy"}));
   for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(cases[i].index, i);
-  EXPECT_EQ(error_of(kModel + "[[sweep]]\nthreads = 1\n[[sweep]]\nbatch = [1, 2]\n", true),
-            "scenarios/x.toml:6: key 'batch' = 2 is not supported yet (engine runs batch 1)");
+  EXPECT_EQ(error_of(kModel + "[[sweep]]\nthreads = 1\n[[sweep]]\nbatch = [1, 2]\ncontext_depth = 8\n", true),
+            "scenarios/x.toml:6: key 'batch' = 2 is not supported yet (a batch starts every sequence at depth 0; "
+            "context_depth 8 runs at batch 1)");
   EXPECT_EQ(error_of(kModel + "[[sweep]]\nthreads = 1\n[[sweep]]\nthreds = 1\n").rfind(
                 "scenarios/x.toml:6: unknown key 'threds' in [sweep]", 0),
             0u);
