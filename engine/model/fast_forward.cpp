@@ -63,7 +63,10 @@ class PhaseClock {
 
 }  // namespace
 
-FastForward::FastForward(const Model& model) : model_(model) { pack_gemms(); }
+FastForward::FastForward(const Model& model)
+    : model_(model), lm_head_(std::span(&model.weights().output, 1)) {
+  pack_gemms();
+}
 
 void FastForward::pack_gemms() {
   const ModelWeights& w = model_.weights();
@@ -121,7 +124,12 @@ void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profi
   }
   logits_.resize(rows.size() * c.vocab);
   ScopedOp op(profile, Op::LmHead, -1, gemm_flops(c.vocab, c.dim, rows.size()), weight_bytes({&w.output}));
-  for (size_t i = 0; i < rows.size(); ++i) gemv(w.output, &xb_[i * c.dim], &logits_[i * c.vocab]);
+  // One row streams the weights once through the GEMV; several rows (a
+  // batch) share one read of them through the GEMM.
+  if (rows.size() == 1)
+    gemv(w.output, xb_.data(), logits_.data());
+  else
+    lm_head_.run(xb_.data(), logits_.data(), rows.size());
 }
 
 void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile) {

@@ -38,6 +38,7 @@ class FastForward : public Forward {
 
   const Model& model_;
   std::vector<LayerGemms> gemms_;  // packed at construction: load time, not TTFT
+  OnednnGemm lm_head_;             // logits of several rows at once (batched decode)
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
   std::vector<AttentionPartial> partials_;  // one per thread
