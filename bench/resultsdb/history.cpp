@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "engine/util/error.h"
+#include "engine/util/utc_time.h"
 
 namespace pdbench::resultsdb {
 
@@ -42,15 +43,6 @@ CREATE TABLE cells (
 ) WITHOUT ROWID;
 CREATE INDEX cells_by_metric ON cells (file, name, case_id);
 )sql";
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json read_meta(const fs::path& dir) {
   const fs::path path = dir / "meta.json";

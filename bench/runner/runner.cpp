@@ -17,6 +17,7 @@
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
 #include "engine/util/error.h"
+#include "engine/util/utc_time.h"
 
 namespace pdbench::runner {
 
@@ -67,15 +68,6 @@ nlohmann::json model_json(const Scenario& s, const std::string& weight_type, con
     j["seed"] = s.model_seed;
   }
   return j;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 long peak_rss_kib() {
