@@ -1,0 +1,68 @@
+// Prefill GEMMs (OnednnGemm) at the shapes of SmolLM2-135M and Llama-3.2-1B,
+// a 512-token prompt, for each compute precision the weight formats map to
+// (f32, bf16, s8). Counter: FLOP/s (2 M N K), the compute roofline prefill
+// is judged against. Activation conversion (bf16, or s8 with per-token
+// scales) is part of each call, as in the forward pass.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/kernels/onednn_gemm.h"
+#include "engine/kernels/quantize.h"
+
+namespace pdbench {
+namespace {
+
+constexpr int64_t kPromptTokens = 512;
+
+struct Shape {
+  const char* name;
+  int64_t rows;
+  int64_t cols;
+};
+
+constexpr Shape kShapes[] = {
+    {"smollm2_qkv_960x576", 960, 576},          {"smollm2_gate_up_3072x576", 3072, 576},
+    {"smollm2_down_576x1536", 576, 1536},       {"llama1b_qkv_3072x2048", 3072, 2048},
+    {"llama1b_gate_up_16384x2048", 16384, 2048}, {"llama1b_down_2048x8192", 2048, 8192},
+};
+
+void BM_onednn_gemm(benchmark::State& state, Shape shape, TensorType type) {
+  std::mt19937 gen(1);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  const auto cols = static_cast<size_t>(shape.cols);
+  std::vector<float> row(cols);
+  std::vector<std::byte> stored(static_cast<size_t>(shape.rows) * row_bytes(type, cols));
+  for (int64_t r = 0; r < shape.rows; ++r) {
+    for (auto& v : row) v = normal(gen);
+    quantize_row(type, row.data(), stored.data() + static_cast<size_t>(r) * row_bytes(type, cols), cols);
+  }
+  const MatrixView w{type, shape.rows, shape.cols, stored.data()};
+  OnednnGemm gemm(std::span(&w, 1));
+  std::vector<float> x(static_cast<size_t>(kPromptTokens) * cols);
+  for (auto& v : x) v = normal(gen);
+  std::vector<float> y(static_cast<size_t>(kPromptTokens * shape.rows));
+  for (auto _ : state) {
+    gemm.run(x.data(), y.data(), static_cast<size_t>(kPromptTokens));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(kPromptTokens * shape.rows * shape.cols),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(gemm.implementation(static_cast<size_t>(kPromptTokens)));
+}
+
+int register_all() {
+  for (const Shape& s : kShapes)
+    for (TensorType t : {TensorType::F32, TensorType::BF16, TensorType::Q8_0})
+      benchmark::RegisterBenchmark((std::string("onednn_gemm/") + s.name + "/" + std::string(traits(t).name)).c_str(),
+                                   BM_onednn_gemm, s, t)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace
+}  // namespace pdbench
