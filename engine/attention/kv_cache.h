@@ -1,7 +1,8 @@
 #pragma once
 // Contiguous f32 KV cache of one sequence: K and V for every layer and
-// position up to a fixed capacity, laid out [layer][position][kv_dim] so one
-// layer's keys for a head are a strided walk over positions.
+// position up to a fixed capacity, laid out [layer][position][kv_dim]. The
+// simplest storage there is: the reference the paged cache's attention is
+// tested against (the engine itself runs on PagedKvCache).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -16,27 +17,18 @@ class KvCache {
   size_t kv_dim() const { return kv_dim_; }
   size_t length() const { return length_; }  // positions filled
   void set_length(size_t n);                  // after writing positions < n
-  void clear() { length_ = 0; }
 
   float* key(size_t layer, size_t pos) { return &k_[index(layer, pos)]; }
   float* value(size_t layer, size_t pos) { return &v_[index(layer, pos)]; }
   const float* key(size_t layer, size_t pos) const { return &k_[index(layer, pos)]; }
   const float* value(size_t layer, size_t pos) const { return &v_[index(layer, pos)]; }
 
-  size_t bytes_allocated() const { return (k_.size() + v_.size()) * sizeof(float); }
-  size_t bytes_used() const { return 2 * n_layers_ * length_ * kv_dim_ * sizeof(float); }
-
-  // An explicit copy (beam search forks sequences); never copied implicitly.
-  void copy_from(const KvCache& other);
   KvCache(const KvCache&) = delete;
   KvCache& operator=(const KvCache&) = delete;
-  KvCache(KvCache&&) = default;
-  KvCache& operator=(KvCache&&) = default;
 
  private:
   size_t index(size_t layer, size_t pos) const { return (layer * capacity_ + pos) * kv_dim_; }
 
-  size_t n_layers_;
   size_t kv_dim_;
   size_t capacity_;
   size_t length_ = 0;

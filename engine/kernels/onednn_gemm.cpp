@@ -124,8 +124,6 @@ OnednnGemm::~OnednnGemm() = default;
 OnednnGemm::OnednnGemm(OnednnGemm&&) noexcept = default;
 OnednnGemm& OnednnGemm::operator=(OnednnGemm&&) noexcept = default;
 
-size_t OnednnGemm::packed_bytes() const { return impl_->weights.get_desc().get_size(); }
-
 std::string OnednnGemm::implementation(size_t m) { return impl_->describe(m, k_, n_).impl_info_str(); }
 
 void OnednnGemm::run(const float* x, float* y, size_t m) {

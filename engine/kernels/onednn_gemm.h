@@ -54,7 +54,6 @@ class OnednnGemm {
   size_t rows() const { return n_; }
   size_t cols() const { return k_; }
   GemmPrecision precision() const { return precision_; }
-  size_t packed_bytes() const;  // memory the reordered copy of W takes
   std::string implementation(size_t m);  // oneDNN's name for the kernel at this M
 
  private:
