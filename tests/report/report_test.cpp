@@ -13,6 +13,7 @@
 #include "bench/report/report.h"
 #include "bench/report/results_reader.h"
 #include "engine/util/error.h"
+#include "tests/report/report_test_util.h"
 #include "tests/support/test_paths.h"
 
 namespace pdbench::report {
@@ -21,26 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string fixture(const std::string& name) { return test::data_path("results-fixture/" + name); }
-
-// The chart specs embedded in the page, by id (std::regex would recurse
-// through the megabyte of inlined scripts).
-std::map<std::string, json> embedded_specs(const std::string& html) {
-  std::map<std::string, json> specs;
-  const std::string open = "<script type=\"application/json\" id=\"spec-";
-  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
-    const size_t id_end = html.find('"', at + open.size());
-    const size_t body = html.find('>', id_end) + 1;
-    specs[html.substr(at + open.size(), id_end - at - open.size())] =
-        json::parse(html.substr(body, html.find("</script>", body) - body));
-  }
-  return specs;
-}
+using test_util::embedded_specs;
+using test_util::fixture;
+using test_util::read_text;
 
 // Every data.values array in a spec, layers included.
 void collect_values(const json& spec, std::vector<const json*>& out) {
