@@ -262,12 +262,16 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
 #pragma omp single
       {
         ref::rmsnorm(xb_.data(), x_.data(), l.attn_norm.data(), c.dim, c.rms_eps);
+        // One input, so one preparation serves every matrix of its type.
         gemv_prepare(l.wq.type, xb_.data(), c.dim, act_q_);
-        gemv_prepare(l.wk.type, xb_.data(), c.dim, act_k_);
-        gemv_prepare(l.wv.type, xb_.data(), c.dim, act_v_);
+        if (l.wk.type != l.wq.type) gemv_prepare(l.wk.type, xb_.data(), c.dim, act_k_);
+        if (l.wv.type != l.wq.type) gemv_prepare(l.wv.type, xb_.data(), c.dim, act_v_);
       }
       clock.mark(Op::AttentionNorm, li);
-      gemv_parts({{l.wq, act_q_, q}, {l.wk, act_k_, k}, {l.wv, act_v_, v}}, tid, nt);
+      gemv_parts({{l.wq, act_q_, q},
+                  {l.wk, l.wk.type == l.wq.type ? act_q_ : act_k_, k},
+                  {l.wv, l.wv.type == l.wq.type ? act_q_ : act_v_, v}},
+                 tid, nt);
 #pragma omp barrier
       clock.mark(Op::QkvProjection, li, gemm_flops(c.q_dim() + 2 * c.kv_dim(), c.dim, 1), weight_bytes({&l.wq, &l.wk, &l.wv}));
 #pragma omp single
@@ -301,10 +305,11 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       {
         ref::rmsnorm(xb_.data(), x_.data(), l.ffn_norm.data(), c.dim, c.rms_eps);
         gemv_prepare(l.w_gate.type, xb_.data(), c.dim, act_gate_);
-        gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
+        if (l.w_up.type != l.w_gate.type) gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
       }
       clock.mark(Op::FfnNorm, li);
-      gemv_parts({{l.w_gate, act_gate_, gate}, {l.w_up, act_up_, up}}, tid, nt);
+      gemv_parts({{l.w_gate, act_gate_, gate}, {l.w_up, l.w_up.type == l.w_gate.type ? act_gate_ : act_up_, up}}, tid,
+                 nt);
 #pragma omp barrier
 #pragma omp single
       {

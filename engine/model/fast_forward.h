@@ -42,7 +42,8 @@ class FastForward : public Forward {
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
   std::vector<AttentionPartial> partials_;  // one per thread
-  // Decode: x prepared once per matrix for the GEMV kernels.
+  // Decode: x prepared for the GEMV kernels once per input and weight type
+  // (act_k_, act_v_, act_up_ only when a matrix's type differs from its group's first).
   GemvActivation act_q_, act_k_, act_v_, act_o_, act_gate_, act_up_, act_down_, act_lm_;
 };
 
