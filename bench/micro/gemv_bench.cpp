@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/kernels/gemv.h"
+#include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
 
 namespace pdbench {
@@ -48,20 +49,24 @@ constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::B
 // speed does not depend on the values, and tiling keeps setup fast.
 struct MatrixCopies {
   TensorType type;
+  RowLayout layout;
   Shape shape;
   size_t matrix_bytes;
   std::unique_ptr<std::byte[]> data;
   size_t count;
 
   MatrixView copy(size_t i) const {
-    return {type, shape.rows, shape.cols, data.get() + (i % count) * matrix_bytes};
+    return {type, shape.rows, shape.cols, data.get() + (i % count) * matrix_bytes, layout};
   }
 };
 
-const MatrixCopies& matrix_copies(TensorType type, const Shape& shape) {
-  // One at a time: the benchmarks of a (type, shape) run back to back.
+// Rows are regrouped one by one (GemvMatrix), so tiling the regrouped rows
+// gives the regrouped matrix.
+const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape& shape) {
+  // One at a time: the benchmarks of a (type, layout, shape) run back to back.
   static MatrixCopies cached{};
-  if (cached.data && cached.type == type && cached.shape.name == shape.name) return cached;
+  if (cached.data && cached.type == type && cached.layout == layout && cached.shape.name == shape.name)
+    return cached;
   cached.data.reset();
   const auto cols = static_cast<size_t>(shape.cols);
   const size_t stride = row_bytes(type, cols);
@@ -74,7 +79,12 @@ const MatrixCopies& matrix_copies(TensorType type, const Shape& shape) {
     for (auto& v : row) v = normal(gen);
     quantize_row(type, row.data(), rows.data() + r * stride, cols);
   }
+  if (layout == RowLayout::SplitScales) {
+    const GemvMatrix split({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, GemvIsa::Avx512);
+    std::memcpy(rows.data(), split.view().data, rows.size());
+  }
   cached.type = type;
+  cached.layout = layout;
   cached.shape = shape;
   cached.matrix_bytes = static_cast<size_t>(shape.rows) * stride;
   cached.count = std::max<size_t>(1, kWorkingSetBytes / cached.matrix_bytes);
@@ -94,8 +104,8 @@ void set_rates(benchmark::State& state, double bytes_per_iteration, double flop_
 // Arg: thread count. Includes what a decode step pays per
 // matmul besides the kernel: quantizing x, and one OpenMP fork/join (the
 // forward pass will share one region per step instead).
-void BM_gemv(benchmark::State& state, TensorType type, const Shape& shape) {
-  const MatrixCopies& copies = matrix_copies(type, shape);
+void BM_gemv(benchmark::State& state, TensorType type, RowLayout layout, const Shape& shape) {
+  const MatrixCopies& copies = matrix_copies(type, layout, shape);
   omp_set_num_threads(static_cast<int>(state.range(0)));
   std::mt19937 gen(2);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -145,12 +155,18 @@ void BM_gemv_prepare_q8(benchmark::State& state) {
 
 const bool registered = [] {
   const int all_threads = omp_get_max_threads();
+  // "<type>_split": the rows the selected ISA reads for that type when it
+  // regroups them (gemv_layout), next to the file's rows.
   for (TensorType type : kTypes)
-    for (const Shape& shape : kShapes) {
-      const std::string name = "BM_gemv/" + std::string(traits(type).name) + "/" + shape.name;
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, shape);
-      b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
-      if (all_threads > 1) b->Arg(all_threads);
+    for (RowLayout layout : {RowLayout::Blocks, RowLayout::SplitScales}) {
+      if (layout != RowLayout::Blocks && gemv_layout(type) != layout) continue;
+      const std::string format = std::string(traits(type).name) + (layout == RowLayout::Blocks ? "" : "_split");
+      for (const Shape& shape : kShapes) {
+        const std::string name = "BM_gemv/" + format + "/" + shape.name;
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);
+        b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
+        if (all_threads > 1) b->Arg(all_threads);
+      }
     }
   auto* read = benchmark::RegisterBenchmark("BM_read_bandwidth", BM_read_bandwidth);
   read->ArgName("threads")->UseRealTime()->Unit(benchmark::kMillisecond)->Arg(1);

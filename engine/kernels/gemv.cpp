@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/gemv_matrix.h"
+#include "engine/util/cpu_features.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -44,6 +47,51 @@ GemvIsa select_isa() {
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
 
+// act.q8 rearranged as gemv_detail::SplitActivation describes.
+void prepare_split(TensorType weight_type, GemvActivation& act) {
+  const size_t n_blocks = act.q8.size();
+  act.split_qs.resize(32 * n_blocks);
+  act.split_d.resize(n_blocks);
+  for (size_t b = 0; b < n_blocks; ++b) act.split_d[b] = act.q8[b].d;
+  int8_t* qs = act.split_qs.data();
+  if (weight_type == TensorType::Q8_0) {
+    for (size_t b = 0; b < n_blocks; ++b) std::memcpy(qs + 32 * b, act.q8[b].qs, 32);
+    act.split_offsets.clear();
+    return;
+  }
+  size_t b = 0;
+  for (; b + 2 <= n_blocks; b += 2) {
+    const int8_t* lo = act.q8[b].qs;
+    const int8_t* hi = act.q8[b + 1].qs;
+    std::memcpy(qs + 32 * b, lo, 16);
+    std::memcpy(qs + 32 * b + 16, hi, 16);
+    std::memcpy(qs + 32 * b + 32, lo + 16, 16);
+    std::memcpy(qs + 32 * b + 48, hi + 16, 16);
+  }
+  if (b < n_blocks) std::memcpy(qs + 32 * b, act.q8[b].qs, 32);
+  // Each lane of int32 offsets belongs to the block whose quants it meets.
+  act.split_offsets.resize(8 * n_blocks);
+  for (size_t lane = 0; lane < 8 * n_blocks; ++lane) {
+    const size_t block = lane / 8 < 2 * (n_blocks / 2) ? lane / 16 * 2 + lane % 8 / 4 : lane / 8;
+    act.split_offsets[lane] = -act.q8[block].sum;
+  }
+}
+
+// The scalar reference reads act.q8; the SIMD kernels read its split copy.
+void split_rows(GemvIsa isa, const MatrixView& w, const GemvActivation& act, const std::byte* first, size_t stride,
+                size_t cols, float* out, size_t n) {
+  const GemvKernels& k = kernels_of(isa);
+  const gemv_detail::SplitGemv kernel = w.type == TensorType::Q8_0 ? k.q8_0_split : k.q4_0_split;
+  if (kernel == nullptr || !is_quantized(w.type))
+    throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " +
+                std::string(traits(w.type).name) + " rows with split scales");
+  if (isa != GemvIsa::Scalar && act.split_d.size() != act.q8.size())
+    throw Error("gemv_rows: activation not prepared for split-scale rows on " + std::string(gemv_isa_name(isa)));
+  const gemv_detail::SplitActivation x{act.q8.data(), act.split_qs.data(), act.split_d.data(),
+                                       act.split_offsets.data()};
+  kernel(first, stride, cols, x, out, n);
+}
+
 }  // namespace
 
 std::string_view gemv_isa_name(GemvIsa isa) {
@@ -63,10 +111,10 @@ bool gemv_isa_supported(GemvIsa isa) {
     case GemvIsa::Avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-             __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+             __builtin_cpu_supports("fma") && cpu_supports_f16c();
     case GemvIsa::Avx2:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("f16c");
+             cpu_supports_f16c();
     case GemvIsa::Scalar:
       break;
   }
@@ -92,6 +140,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
     throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of 32");
   act.q8.resize(cols / 32);
   kernels_of(isa).quantize_activation(x, act.q8.data(), cols / 32);
+  if (gemv_layout(weight_type, isa) == RowLayout::SplitScales) prepare_split(weight_type, act);
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
@@ -108,6 +157,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   const auto cols = static_cast<size_t>(w.cols);
   const auto n = static_cast<size_t>(row_end - row_begin);
   float* out = y + row_begin;
+  if (w.layout == RowLayout::SplitScales) return split_rows(isa, w, act, first, stride, cols, out, n);
   switch (w.type) {
     case TensorType::F32:
       return k.f32(first, stride, cols, act.f32, out, n);

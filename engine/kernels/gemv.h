@@ -57,6 +57,11 @@ struct GemvActivation {
   size_t cols = 0;
   const float* f32 = nullptr;   // F32/F16/BF16: x itself, which the caller keeps alive
   std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
+  // Q8_0/Q4_0 on AVX-512: q8 rearranged for the SplitScales kernels' vector
+  // loads (gemv_isa.h, SplitActivation, says how).
+  std::vector<int8_t> split_qs;
+  std::vector<float> split_d;
+  std::vector<int32_t> split_offsets;
 };
 
 // Prepares x (cols long) for weights of `weight_type`; call once per matmul.
@@ -67,7 +72,8 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 
 // y[r] = dot(row r of w, x) for r in [row_begin, row_end); y is indexed by the
 // absolute row, so threads writing disjoint ranges share one y. Throws Error
-// when act was prepared for another format or width.
+// when act was prepared for another format, width or ISA, or w's row layout
+// has no kernel on `isa` (GemvMatrix makes the layout each ISA reads).
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, GemvIsa isa = gemv_isa());
 

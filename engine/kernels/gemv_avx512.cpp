@@ -137,12 +137,16 @@ __m512 q8_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
   return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
 }
 
+// dot_q8_0 on one block, the 256-bit half of the unit.
+__m256i dot_q8_0_block(const void* quants, const int8_t* xq) {
+  const __m256i q = _mm256_loadu_si256(static_cast<const __m256i*>(quants));
+  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
+  const __m256i x_signed = _mm256_mask_sub_epi8(x, _mm256_movepi8_mask(q), _mm256_setzero_si256(), x);
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(q), x_signed);
+}
+
 __m512 q8_0_single(const std::byte* block, const BlockQ8Act& x) {
-  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
-  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  const __m256i x_signed = _mm256_mask_sub_epi8(xq, _mm256_movepi8_mask(q), _mm256_setzero_si256(), xq);
-  const __m256i dot = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(q), x_signed);
-  return widen_block(dot, f16_scale(block) * x.d);
+  return widen_block(dot_q8_0_block(block + 2, x.qs), f16_scale(block) * x.d);
 }
 
 // Q4_0 nibbles are u8 in [0, 15], so vpdpbusd takes them as they are; the
@@ -165,12 +169,16 @@ __m512 q4_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
   return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
 }
 
+// One block's 16 bytes as its 32 weights in order (low nibbles, then high).
+__m256i unpack_q4_0_block(const void* quants) {
+  const __m128i packed = _mm_loadu_si128(static_cast<const __m128i*>(quants));
+  return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0x0f));
+}
+
 __m512 q4_0_single(const std::byte* block, const BlockQ8Act& x) {
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
-  const __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
-                                     _mm256_set1_epi8(0x0f));
   const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  return widen_block(_mm256_dpbusd_epi32(_mm256_set1_epi32(-x.sum), q, xq), f16_scale(block) * x.d);
+  return widen_block(_mm256_dpbusd_epi32(_mm256_set1_epi32(-x.sum), unpack_q4_0_block(block + 2), xq),
+                     f16_scale(block) * x.d);
 }
 
 // Four blocks per step into two accumulators, so consecutive pairs' FMAs do
@@ -194,6 +202,96 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act
       b += 2;
     }
     if (b < n_blocks) acc1 = _mm512_add_ps(acc1, Single(row + b * sizeof(Block), x[b]));
+    y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+  }
+}
+
+// RowLayout::SplitScales rows. Per group of 16 blocks one load brings the
+// weight scales (f16), times the activation's, then each pair of blocks is
+// one 64-byte dot product whose lanes take their block's scale by one
+// permute. Against the file's layout this drops the two scalar scale loads,
+// conversions and broadcasts per pair that made those kernels compute-bound.
+//
+// Lanes of a pair's dot product that belong to its second block: Q8_0's
+// quants load in order (lanes 0-7, 8-15); Q4_0's unpack as b0 lo, b1 lo,
+// b0 hi, b1 hi (SplitActivation orders x to match).
+constexpr __mmask16 kQ8_0SecondBlock = 0xff00;
+constexpr __mmask16 kQ4_0SecondBlock = 0xf0f0;
+
+// The combined scale of blocks [first, first + count), count <= 16.
+__m512 group_scales(const std::byte* w_scales, const float* x_d, size_t count) {
+  const auto m = static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1);
+  return _mm512_mul_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, w_scales)), _mm512_maskz_loadu_ps(m, x_d));
+}
+
+// Scales of the pair at blocks (2p, 2p + 1) of a group, spread over its lanes.
+template <__mmask16 SecondBlock>
+__m512 pair_scales(__m512 group, size_t p) {
+  const auto first = static_cast<int>(2 * p);
+  const __m512i index = _mm512_mask_set1_epi32(_mm512_set1_epi32(first), SecondBlock, first + 1);
+  return _mm512_permutexvar_ps(index, group);
+}
+
+// Block b's scale in the low 8 lanes, for a last unpaired block.
+__m256 block_scale(__m512 group, size_t b) {
+  return _mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(static_cast<int>(b)), group));
+}
+
+struct SplitQ8_0 {
+  static constexpr size_t kQuantBytes = 32;
+  static constexpr __mmask16 kSecondBlock = kQ8_0SecondBlock;
+  static __m512i pair_dot(const std::byte* q, const SplitActivation& x, size_t b) {
+    return dot_q8_0(_mm512_loadu_si512(q), _mm512_loadu_si512(x.qs + 32 * b));
+  }
+  static __m256i single_dot(const std::byte* q, const SplitActivation& x, size_t b) {
+    return dot_q8_0_block(q, x.qs + 32 * b);
+  }
+};
+
+struct SplitQ4_0 {
+  static constexpr size_t kQuantBytes = 16;
+  static constexpr __mmask16 kSecondBlock = kQ4_0SecondBlock;
+  // 32 bytes = b0's 16, b1's 16; low nibbles then high nibbles of them.
+  static __m512i pair_dot(const std::byte* q, const SplitActivation& x, size_t b) {
+    const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+    const __m512i nibbles = _mm512_and_si512(
+        _mm512_inserti64x4(_mm512_castsi256_si512(packed), _mm256_srli_epi16(packed, 4), 1), _mm512_set1_epi8(0x0f));
+    return _mm512_dpbusd_epi32(_mm512_loadu_si512(x.offsets + 8 * b), nibbles, _mm512_loadu_si512(x.qs + 32 * b));
+  }
+  static __m256i single_dot(const std::byte* q, const SplitActivation& x, size_t b) {
+    return _mm256_dpbusd_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.offsets + 8 * b)),
+                               unpack_q4_0_block(q), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * b)));
+  }
+};
+
+template <typename Format>
+void gemv_split(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y, size_t n_rows) {
+  constexpr size_t kQB = Format::kQuantBytes;
+  const size_t n_blocks = cols / 32;
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* scales = w + r * stride;
+    const std::byte* quants = scales + 2 * n_blocks;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    for (size_t g = 0; g < n_blocks; g += 16) {
+      const size_t count = n_blocks - g < 16 ? n_blocks - g : 16;
+      const __m512 group = group_scales(scales + 2 * g, x.d + g, count);
+      size_t p = 0;
+      for (; 2 * p + 2 <= count; ++p) {
+        const size_t b = g + 2 * p;
+        prefetch_ahead(quants + b * kQB, 2 * kQB);
+        const __m512 scale = pair_scales<Format::kSecondBlock>(group, p);
+        const __m512 dot = _mm512_cvtepi32_ps(Format::pair_dot(quants + b * kQB, x, b));
+        if (p % 2 == 0)
+          acc0 = _mm512_fmadd_ps(dot, scale, acc0);
+        else
+          acc1 = _mm512_fmadd_ps(dot, scale, acc1);
+      }
+      if (2 * p < count) {
+        const size_t b = g + 2 * p;
+        const __m256 dot = _mm256_cvtepi32_ps(Format::single_dot(quants + b * kQB, x, b));
+        acc1 = _mm512_add_ps(acc1, _mm512_zextps256_ps512(_mm256_mul_ps(dot, block_scale(group, 2 * p))));
+      }
+    }
     y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
   }
 }
@@ -241,6 +339,8 @@ const GemvKernels kAvx512Kernels{
     .bf16 = gemv_float<BF16>,
     .q8_0 = gemv_quant<BlockQ8_0, q8_0_pair, q8_0_single>,
     .q4_0 = gemv_quant<BlockQ4_0, q4_0_pair, q4_0_single>,
+    .q8_0_split = gemv_split<SplitQ8_0>,
+    .q4_0_split = gemv_split<SplitQ4_0>,
     .read_sum = read_sum,
 };
 

@@ -34,39 +34,63 @@ void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const floa
 
 float identity(float v) { return v; }
 
+// Where block b of a row keeps its scale and quants, in the file's layout
+// (each block's scale before its quants) and in RowLayout::SplitScales (all
+// scales, then all quants): the only difference between the two kernels.
+template <typename Block>
+struct FileBlocks {
+  static uint16_t scale(const std::byte* row, size_t /*n_blocks*/, size_t b) {
+    return load<uint16_t>(row + b * sizeof(Block));
+  }
+  static const std::byte* quants(const std::byte* row, size_t /*n_blocks*/, size_t b) {
+    return row + b * sizeof(Block) + sizeof(uint16_t);
+  }
+};
+template <typename Block>
+struct SplitScales {
+  static uint16_t scale(const std::byte* row, size_t /*n_blocks*/, size_t b) {
+    return load<uint16_t>(row + b * sizeof(uint16_t));
+  }
+  static const std::byte* quants(const std::byte* row, size_t n_blocks, size_t b) {
+    return row + n_blocks * sizeof(uint16_t) + b * (sizeof(Block) - sizeof(uint16_t));
+  }
+};
+
+int32_t dot_q8_0(const std::byte* quants, const BlockQ8Act& x) {
+  int32_t dot = 0;
+  for (size_t j = 0; j < 32; ++j) dot += load<int8_t>(quants + j) * x.qs[j];
+  return dot;
+}
+
+// Byte j holds weight j (low nibble) and weight j + 16 (high).
+int32_t dot_q4_0(const std::byte* quants, const BlockQ8Act& x) {
+  int32_t dot = 0;
+  for (size_t j = 0; j < 16; ++j) {
+    const auto q = load<uint8_t>(quants + j);
+    dot += ((q & 0x0f) - 8) * x.qs[j];
+    dot += ((q >> 4) - 8) * x.qs[j + 16];
+  }
+  return dot;
+}
+
 // Each block's integer dot product is exact; only the scaled per-block sums
 // round.
-void gemv_q8_0(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
-               size_t n_rows) {
+template <typename Layout, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
+void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y, size_t n_rows) {
+  const size_t n_blocks = cols / 32;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
     float sum = 0.0f;
-    for (size_t b = 0; b < cols / 32; ++b) {
-      const auto block = load<BlockQ8_0>(row + b * sizeof(BlockQ8_0));
-      int32_t dot = 0;
-      for (size_t j = 0; j < 32; ++j) dot += block.qs[j] * x[b].qs[j];
-      sum += fp16_to_f32(block.d) * x[b].d * static_cast<float>(dot);
-    }
+    for (size_t b = 0; b < n_blocks; ++b)
+      sum += fp16_to_f32(Layout::scale(row, n_blocks, b)) * x[b].d *
+             static_cast<float>(Dot(Layout::quants(row, n_blocks, b), x[b]));
     y[r] = sum;
   }
 }
 
-void gemv_q4_0(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
-               size_t n_rows) {
-  for (size_t r = 0; r < n_rows; ++r) {
-    const std::byte* row = w + r * stride;
-    float sum = 0.0f;
-    for (size_t b = 0; b < cols / 32; ++b) {
-      const auto block = load<BlockQ4_0>(row + b * sizeof(BlockQ4_0));
-      int32_t dot = 0;
-      for (size_t j = 0; j < 16; ++j) {
-        dot += ((block.qs[j] & 0x0f) - 8) * x[b].qs[j];
-        dot += ((block.qs[j] >> 4) - 8) * x[b].qs[j + 16];
-      }
-      sum += fp16_to_f32(block.d) * x[b].d * static_cast<float>(dot);
-    }
-    y[r] = sum;
-  }
+template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
+void gemv_split(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y, size_t n_rows) {
+  gemv_quant<SplitScales<Block>, Dot>(w, stride, cols, x.blocks, y, n_rows);
 }
 
 float read_sum(const float* data, size_t n) {
@@ -104,8 +128,10 @@ const GemvKernels kScalarKernels{
     .f32 = gemv_elementwise<float, identity>,
     .f16 = gemv_elementwise<uint16_t, fp16_to_f32>,
     .bf16 = gemv_elementwise<uint16_t, bf16_to_f32>,
-    .q8_0 = gemv_q8_0,
-    .q4_0 = gemv_q4_0,
+    .q8_0 = gemv_quant<FileBlocks<BlockQ8_0>, dot_q8_0>,
+    .q4_0 = gemv_quant<FileBlocks<BlockQ4_0>, dot_q4_0>,
+    .q8_0_split = gemv_split<BlockQ8_0, dot_q8_0>,
+    .q4_0_split = gemv_split<BlockQ4_0, dot_q4_0>,
     .read_sum = read_sum,
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// A weight matrix as stored in the model file: `rows` output rows, each of
-// `cols` input elements, contiguous, in any supported element type.
+// A weight matrix: `rows` output rows, each of `cols` input elements,
+// contiguous, in any supported element type; as stored in the model file, or
+// regrouped for the decode kernels (RowLayout).
 #include <cstddef>
 #include <cstdint>
 
@@ -8,11 +9,19 @@
 
 namespace pdbench {
 
+// How a quantized row's blocks are arranged. Blocks: as in the file, each
+// block's f16 scale before its quants. SplitScales: the same bytes regrouped,
+// all of the row's scales first, then all its quants, so the AVX-512 decode
+// kernels load 16 scales with one instruction and two blocks' quants with
+// another (engine/kernels/gemv_matrix.h makes these).
+enum class RowLayout : uint8_t { Blocks, SplitScales };
+
 struct MatrixView {
   TensorType type = TensorType::F32;
   int64_t rows = 0;
   int64_t cols = 0;
   const std::byte* data = nullptr;
+  RowLayout layout = RowLayout::Blocks;
 
   size_t row_stride() const { return row_bytes(type, static_cast<size_t>(cols)); }
   const std::byte* row(int64_t r) const { return data + static_cast<size_t>(r) * row_stride(); }

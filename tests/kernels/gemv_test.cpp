@@ -12,6 +12,7 @@
 
 #include "engine/kernels/dequantize.h"
 #include "engine/kernels/gemv.h"
+#include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/error.h"
@@ -156,6 +157,53 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
       abs_dot += std::abs(w.exact[r * 2048 + c] * act.q8[c / 32].d * act.q8[c / 32].qs[c % 32]);
     EXPECT_NEAR(y[r], expected[r], 4 * std::sqrt(2048.0) * kUnitRoundoff * abs_dot) << "row " << r;
   }
+}
+
+// Rows regrouped with their scales first (GemvMatrix for AVX-512) give the
+// scalar reference the same bits as the file's rows, and the AVX-512 kernels
+// the same bound as on the file's rows. Widths: one block, a pair, 3 blocks,
+// a group of 16 plus a pair (576), plus an unpaired block (608), 4 groups.
+TEST_P(GemvQuantTest, SplitScaleRowsMatchFileRows) {
+  uint32_t seed = 11;
+  for (int64_t cols : {32, 64, 96, 576, 608, 2048}) {
+    SCOPED_TRACE(std::to_string(cols) + " columns");
+    const Weights w = random_weights(type(), 5, cols, seed++);
+    const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
+    const GemvMatrix split(w.view, GemvIsa::Avx512);
+    ASSERT_EQ(split.view().layout, RowLayout::SplitScales);
+    ASSERT_EQ(split.copied_bytes(), w.view.bytes());
+    GemvActivation act;
+    gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
+    std::vector<float> expected(5), y(5);
+    gemv_rows(w.view, act, expected.data(), 0, 5, GemvIsa::Scalar);
+    if (isa() == GemvIsa::Avx2) {
+      EXPECT_THROW(gemv_rows(split.view(), act, y.data(), 0, 5, isa()), Error);
+      continue;
+    }
+    gemv_rows(split.view(), act, y.data(), 0, 5, isa());
+    for (size_t r = 0; r < 5; ++r) {
+      if (isa() == GemvIsa::Scalar) {
+        EXPECT_EQ(y[r], expected[r]) << "row " << r;
+        continue;
+      }
+      double abs_dot = 0.0;
+      for (size_t c = 0; c < static_cast<size_t>(cols); ++c)
+        abs_dot += std::abs(w.exact[r * static_cast<size_t>(cols) + c] * act.q8[c / 32].d * act.q8[c / 32].qs[c % 32]);
+      EXPECT_NEAR(y[r], expected[r], 4 * std::sqrt(static_cast<double>(cols)) * kUnitRoundoff * abs_dot) << "row " << r;
+    }
+  }
+}
+
+TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaReadsSplit) {
+  for (TensorType type : kTypes)
+    for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512}) {
+      const Weights w = random_weights(type, 3, 64, 1);
+      const GemvMatrix m(w.view, isa);
+      const bool split = is_quantized(type) && isa == GemvIsa::Avx512;
+      EXPECT_EQ(m.view().layout, split ? RowLayout::SplitScales : RowLayout::Blocks);
+      EXPECT_EQ(m.view().data == w.view.data, !split);
+      EXPECT_EQ(m.copied_bytes(), split ? w.view.bytes() : 0u);
+    }
 }
 
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {

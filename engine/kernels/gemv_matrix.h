@@ -1,0 +1,34 @@
+#pragma once
+// A weight matrix in the layout the decode gemv of one ISA reads fastest.
+// The AVX-512 kernels read Q8_0/Q4_0 rows regrouped as RowLayout::SplitScales
+// (matrix_view.h): a copy made once at load, byte for byte the size of the
+// file's rows. Every other format and ISA reads the file's rows in place.
+#include <cstddef>
+#include <vector>
+
+#include "engine/kernels/gemv.h"
+#include "engine/kernels/matrix_view.h"
+
+namespace pdbench {
+
+// The layout gemv_rows reads fastest for `type` on `isa`.
+RowLayout gemv_layout(TensorType type, GemvIsa isa = gemv_isa());
+
+class GemvMatrix {
+ public:
+  explicit GemvMatrix(const MatrixView& w, GemvIsa isa = gemv_isa());
+  // The view points into storage_, whose buffer a move keeps; a copy would not.
+  GemvMatrix(GemvMatrix&&) = default;
+  GemvMatrix& operator=(GemvMatrix&&) = default;
+  GemvMatrix(const GemvMatrix&) = delete;
+  GemvMatrix& operator=(const GemvMatrix&) = delete;
+
+  const MatrixView& view() const { return view_; }
+  size_t copied_bytes() const { return storage_.size(); }  // 0 when read in place
+
+ private:
+  std::vector<std::byte> storage_;
+  MatrixView view_;
+};
+
+}  // namespace pdbench
