@@ -13,40 +13,21 @@ namespace pdbench {
 
 namespace {
 
-// Positions scored at a time: small enough for a stack buffer and for the
-// chunk's keys and values to stay in L1/L2 while every query head of a GQA
-// group reads them.
+// Positions scored at a time: small enough for the chunk's keys and values
+// to stay in L1/L2 while every query head of a GQA group reads them.
 constexpr size_t kChunk = 64;
 
-const decode_detail::DecodeKernels& kernels_of(DecodeIsa isa) {
-  if (!decode_isa_supported(isa))
-    throw Error("decode attention: this CPU lacks " + std::string(decode_isa_name(isa)));
-  return isa == DecodeIsa::Avx512 ? decode_detail::kAvx512DecodeKernels
-                                  : decode_detail::kScalarDecodeKernels;
+const decode_detail::DecodeKernels& kernels_of(AttentionIsa isa) {
+  check_attention_isa(isa);
+  return isa == AttentionIsa::Avx512 ? decode_detail::kAvx512DecodeKernels
+                                     : decode_detail::kScalarDecodeKernels;
 }
 
 }  // namespace
 
-bool decode_isa_supported(DecodeIsa isa) {
-  if (isa == DecodeIsa::Scalar) return true;
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
-         __builtin_cpu_supports("f16c");
-}
-
-DecodeIsa best_decode_isa() {
-  static const DecodeIsa best =
-      decode_isa_supported(DecodeIsa::Avx512) ? DecodeIsa::Avx512 : DecodeIsa::Scalar;
-  return best;
-}
-
-std::string_view decode_isa_name(DecodeIsa isa) {
-  return isa == DecodeIsa::Avx512 ? "avx512" : "scalar";
-}
-
 void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                        size_t begin, size_t end, const ref::AttentionShape& shape,
-                       AttentionPartial& part, DecodeIsa isa) {
+                       AttentionPartial& part, AttentionIsa isa) {
   check_paged_attention(cache, seq, layer, end, shape);
   if (begin > end)
     throw Error("decode attention: range [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -54,6 +35,7 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
   const auto& kernels = kernels_of(isa);
   const KvCacheConfig& c = cache.config();
   const KvBlockPool& pool = cache.pool();
+  const auto prepare = kernels.prepare[static_cast<size_t>(c.k_type)];
   const auto dot = kernels.dot[static_cast<size_t>(c.k_type)];
   const auto add = kernels.add[static_cast<size_t>(c.v_type)];
   const auto table = cache.block_table(seq);
@@ -65,31 +47,30 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
   part.max.assign(shape.n_heads, -std::numeric_limits<float>::infinity());
   part.sum.assign(shape.n_heads, 0.0f);
   part.acc.assign(shape.n_heads * hd, 0.0f);
-  float w[kChunk];
+  part.query.resize(shape.n_heads * hd);
+  part.weights.resize(group * kChunk);
+  if (begin == end) return;
+  for (size_t h = 0; h < shape.n_heads; ++h) prepare(q + h * hd, hd, &part.query[h * hd]);
   for (size_t kv_head = 0; kv_head < shape.n_kv_heads; ++kv_head) {
+    const size_t first_head = kv_head * group;
     for (size_t pos = begin; pos < end;) {
       const size_t slot = pos % bs;
       const size_t n = std::min({bs - slot, end - pos, kChunk});
       const KvBlockId block = table[pos / bs];
       const std::byte* keys = pool.keys(block, layer, kv_head) + slot * pool.k_vector_bytes();
       const std::byte* values = pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes();
-      for (size_t h = kv_head * group; h < (kv_head + 1) * group; ++h) {
-        dot(q + h * hd, keys, n, hd, w);
-        float chunk_max = -std::numeric_limits<float>::infinity();
-        for (size_t t = 0; t < n; ++t) {
-          w[t] /= scale;  // divide, as the reference does
-          chunk_max = std::max(chunk_max, w[t]);
-        }
-        float* acc = &part.acc[h * hd];
+      for (size_t h = first_head; h < first_head + group; ++h) {
+        float* w = &part.weights[(h - first_head) * kChunk];
+        const float chunk_max = dot(&part.query[h * hd], keys, n, hd, scale, w);
         if (chunk_max > part.max[h]) {  // rescale what came before to the new max
           const float f = std::exp(part.max[h] - chunk_max);
           part.sum[h] *= f;
-          for (size_t i = 0; i < hd; ++i) acc[i] *= f;
+          for (size_t i = 0; i < hd; ++i) part.acc[h * hd + i] *= f;
           part.max[h] = chunk_max;
         }
         part.sum[h] += kernels.exp_sum(w, n, part.max[h]);
-        add(w, values, n, hd, acc);
       }
+      add(part.weights.data(), kChunk, group, values, n, hd, &part.acc[first_head * hd]);
       pos += n;
     }
   }
@@ -122,7 +103,7 @@ void merge_attention(std::span<const AttentionPartial> parts, const ref::Attenti
 
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
-                            AttentionPartial& scratch, float* out, DecodeIsa isa) {
+                            AttentionPartial& scratch, float* out, AttentionIsa isa) {
   attention_partial(q, cache, seq, layer, 0, n_ctx, shape, scratch, isa);
   merge_attention(std::span(&scratch, 1), shape, out);
 }

@@ -13,22 +13,20 @@
 // and exp is a polynomial on AVX-512 (Cephes expf, about 1 ulp): the tests
 // hold the two within 1e-5 of max|v|, and split vs unsplit within 1e-6 of
 // max|v| (the scale of the summed terms; an output can cancel to near 0).
+// One exception: on AVX-512 a q8_0 K cache with head_dim a multiple of 32
+// takes integer dot products against the query rounded to int8 per group of
+// 32 (as llama.cpp does), which moves each score by at most
+// sum_i |k_i| d_i / 2 / sqrt(head_dim), d_i the query's step max|q| / 127
+// over i's group; the tests bound the output by that.
 #include <cstddef>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "engine/attention/attention.h"
+#include "engine/attention/attention_isa.h"
 #include "engine/attention/paged_kv_cache.h"
 
 namespace pdbench {
-
-enum class DecodeIsa { Scalar, Avx512 };
-
-// Avx512 when the CPU has AVX-512 F/BW/VL with F16C and FMA, else Scalar.
-DecodeIsa best_decode_isa();
-bool decode_isa_supported(DecodeIsa isa);
-std::string_view decode_isa_name(DecodeIsa isa);
 
 // Softmax state of each query head over a range of positions: scores are
 // q . k / sqrt(head_dim).
@@ -36,6 +34,9 @@ struct AttentionPartial {
   std::vector<float> max;  // n_heads: the largest score (-inf for no positions)
   std::vector<float> sum;  // n_heads: sum over positions of exp(score - max)
   std::vector<float> acc;  // n_heads x head_dim: sum of exp(score - max) * v
+  // Scratch of attention_partial, here so a thread's calls reuse it.
+  std::vector<float> query;    // n_heads x head_dim: each head as the key kernel reads it
+  std::vector<float> weights;  // a GQA group's heads x a chunk of positions
 };
 
 // The partial over positions [begin, end) of seq's layer `layer` (end at
@@ -43,7 +44,7 @@ struct AttentionPartial {
 // Only reads the cache, so threads may run it at once while nothing writes.
 void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                        size_t begin, size_t end, const ref::AttentionShape& shape,
-                       AttentionPartial& part, DecodeIsa isa = best_decode_isa());
+                       AttentionPartial& part, AttentionIsa isa = best_attention_isa());
 
 // out[h] = the attention output of the union of the partials' ranges.
 void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
@@ -53,6 +54,6 @@ void merge_attention(std::span<const AttentionPartial> parts, const ref::Attenti
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
                             AttentionPartial& scratch, float* out,
-                            DecodeIsa isa = best_decode_isa());
+                            AttentionIsa isa = best_attention_isa());
 
 }  // namespace pdbench

@@ -11,18 +11,25 @@
 
 namespace pdbench::decode_detail {
 
-// scores[t] = q . key t, for n_tokens keys of head_dim stored back to back.
-using DotKeys = void (*)(const float* q, const std::byte* keys, size_t n_tokens, size_t head_dim,
-                         float* scores);
-// acc[i] += sum over t of w[t] * value t [i].
-using AddValues = void (*)(const float* w, const std::byte* values, size_t n_tokens,
-                           size_t head_dim, float* acc);
+// Writes one query head in the form dot reads it, at most head_dim floats
+// (a kernel may quantize it once here rather than once per key).
+using PrepareQuery = void (*)(const float* q, size_t head_dim, float* prepared);
+// scores[t] = (q . key t) / scale for n_tokens keys of head_dim stored back
+// to back, q as prepare left it; returns the largest score.
+using DotKeys = float (*)(const float* prepared, const std::byte* keys, size_t n_tokens,
+                          size_t head_dim, float scale, float* scores);
+// acc[h][i] += sum over t of w[h][t] * value t [i] for n_heads query heads
+// that share the values (a GQA group), so each value is loaded once for all
+// of them: w rows w_stride apart, acc rows head_dim apart.
+using AddValues = void (*)(const float* w, size_t w_stride, size_t n_heads, const std::byte* values,
+                           size_t n_tokens, size_t head_dim, float* acc);
 // x[t] = exp(x[t] - max) for t < n; returns their sum.
 using ExpSum = float (*)(float* x, size_t n, float max);
 
 struct DecodeKernels {
-  DotKeys dot[kKvTypeCount];  // indexed by KvType
-  AddValues add[kKvTypeCount];
+  PrepareQuery prepare[kKvTypeCount];  // indexed by the K type
+  DotKeys dot[kKvTypeCount];
+  AddValues add[kKvTypeCount];  // indexed by the V type
   ExpSum exp_sum;
 };
 

@@ -1,8 +1,10 @@
 // Decode attention kernels in portable C++: the fallback for CPUs without
 // AVX-512, and the second opinion the AVX-512 kernels are tested against.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "engine/attention/decode_kernels.h"
 #include "engine/util/half.h"
@@ -53,25 +55,34 @@ struct Element<KvType::Q8_0> {
   size_t group;
 };
 
-template <KvType T>
-void dot_keys(const float* q, const std::byte* keys, size_t n_tokens, size_t head_dim,
-              float* scores) {
-  const Element<T> element(head_dim);
-  const size_t stride = kv_vector_bytes(T, head_dim);
-  for (size_t t = 0; t < n_tokens; ++t) {
-    float s = 0.0f;
-    for (size_t i = 0; i < head_dim; ++i) s += q[i] * element(keys + t * stride, i);
-    scores[t] = s;
-  }
+void prepare_query(const float* q, size_t head_dim, float* prepared) {
+  std::copy_n(q, head_dim, prepared);
 }
 
 template <KvType T>
-void add_values(const float* w, const std::byte* values, size_t n_tokens, size_t head_dim,
-                float* acc) {
+float dot_keys(const float* q, const std::byte* keys, size_t n_tokens, size_t head_dim, float scale,
+               float* scores) {
   const Element<T> element(head_dim);
   const size_t stride = kv_vector_bytes(T, head_dim);
-  for (size_t t = 0; t < n_tokens; ++t)
-    for (size_t i = 0; i < head_dim; ++i) acc[i] += w[t] * element(values + t * stride, i);
+  float max = -std::numeric_limits<float>::infinity();
+  for (size_t t = 0; t < n_tokens; ++t) {
+    float s = 0.0f;
+    for (size_t i = 0; i < head_dim; ++i) s += q[i] * element(keys + t * stride, i);
+    scores[t] = s / scale;
+    max = std::max(max, scores[t]);
+  }
+  return max;
+}
+
+template <KvType T>
+void add_values(const float* w, size_t w_stride, size_t n_heads, const std::byte* values,
+                size_t n_tokens, size_t head_dim, float* acc) {
+  const Element<T> element(head_dim);
+  const size_t stride = kv_vector_bytes(T, head_dim);
+  for (size_t h = 0; h < n_heads; ++h)
+    for (size_t t = 0; t < n_tokens; ++t)
+      for (size_t i = 0; i < head_dim; ++i)
+        acc[h * head_dim + i] += w[h * w_stride + t] * element(values + t * stride, i);
 }
 
 float exp_sum(float* x, size_t n, float max) {
@@ -86,6 +97,7 @@ float exp_sum(float* x, size_t n, float max) {
 }  // namespace
 
 const DecodeKernels kScalarDecodeKernels = {
+    {prepare_query, prepare_query, prepare_query, prepare_query},
     {dot_keys<KvType::F32>, dot_keys<KvType::F16>, dot_keys<KvType::BF16>, dot_keys<KvType::Q8_0>},
     {add_values<KvType::F32>, add_values<KvType::F16>, add_values<KvType::BF16>,
      add_values<KvType::Q8_0>},

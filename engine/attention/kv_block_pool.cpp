@@ -1,9 +1,9 @@
 #include "engine/attention/kv_block_pool.h"
 
-#include <cstdio>
 #include <limits>
 #include <string>
 
+#include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -14,12 +14,6 @@ size_t checked_mul(size_t a, size_t b, const std::string& what) {
   size_t r;
   if (__builtin_mul_overflow(a, b, &r)) throw Error("KV cache: " + what + " overflows");
   return r;
-}
-
-std::string mib(size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
 }
 
 // Whole blocks in the configured capacity, checked against the settings.
@@ -39,7 +33,7 @@ size_t capacity_in_blocks(const KvCacheConfig& c, size_t block_bytes) {
   if (bytes < block_bytes)
     throw Error("KV cache: capacity of " + std::to_string(c.capacity_mib) +
                 " MiB is smaller than one block of " + std::to_string(c.block_tokens) +
-                " tokens (" + mib(block_bytes) + ")");
+                " tokens (" + format_bytes(block_bytes) + ")");
   return bytes / block_bytes;
 }
 
@@ -66,11 +60,14 @@ KvBlockPool::KvBlockPool(const KvCacheConfig& config)
   const size_t bytes =
       checked_mul(blocks, block_bytes_, "capacity of " + std::to_string(blocks) + " blocks");
 
+  const std::string tokens = std::to_string(blocks * config.block_tokens) + " tokens";
+  require_memory(bytes, "KV cache of " + tokens + " (" + std::string(kv_type_name(config.k_type)) + " K, " +
+                            std::string(kv_type_name(config.v_type)) + " V)");
   // The one large allocation comes first, so a failure leaves nothing allocated.
   data_.reset(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{64}, std::nothrow)));
   if (!data_)
-    throw Error("KV cache: cannot allocate " + std::to_string(bytes) + " bytes (" + mib(bytes) +
-                ") for " + std::to_string(blocks * config.block_tokens) + " tokens");
+    throw Error("KV cache: cannot allocate " + std::to_string(bytes) + " bytes (" + format_bytes(bytes) +
+                ") for " + tokens);
   ref_counts_.assign(blocks, 0);
   filled_.assign(blocks, 0);
   free_list_.resize(blocks);

@@ -36,9 +36,9 @@ using KvBlockId = uint32_t;
 
 class KvBlockPool {
  public:
-  // Validates the settings, then makes the one allocation; an Error names the
-  // bytes requested when either fails. Linux backs the pages on first touch,
-  // so a capacity beyond free RAM can still pass here: size it to the machine.
+  // Validates the settings and checks the size against available memory
+  // (engine/util/available_memory.h), then makes the one allocation; an
+  // Error names the bytes requested when any of these fails.
   explicit KvBlockPool(const KvCacheConfig& config);
 
   const KvCacheConfig& config() const { return config_; }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/attention/attention.h"
+#include "engine/attention/prefill_attention.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/error.h"
 
@@ -44,6 +45,22 @@ void gemv_parts(std::initializer_list<GemvPart> parts, int thread, int n_threads
   }
 }
 
+// The tokens in flight as runs of consecutive positions of one sequence (a
+// prompt is one run, a batched decode step one per sequence), their queries
+// in rows of qkv and outputs in rows of attn.
+std::vector<QueryChunk> query_chunks(std::span<const TokenSlot> slots, const float* qkv, size_t qkv_width,
+                                     float* attn, size_t q_dim) {
+  std::vector<QueryChunk> chunks;
+  for (size_t t = 0; t < slots.size(); ++t) {
+    const TokenSlot& s = slots[t];
+    if (!chunks.empty() && chunks.back().seq == s.seq && chunks.back().first_pos + chunks.back().n_queries == s.pos)
+      ++chunks.back().n_queries;
+    else
+      chunks.push_back({s.seq, s.pos, 1, qkv + t * qkv_width, attn + t * q_dim});
+  }
+  return chunks;
+}
+
 // Records phase times on thread 0 right after the barrier that ends a phase.
 class PhaseClock {
  public:
@@ -64,18 +81,21 @@ class PhaseClock {
 }  // namespace
 
 FastForward::FastForward(const Model& model)
-    : model_(model), lm_head_(std::span(&model.weights().output, 1)) {
-  pack_gemms();
+    : model_(model), lm_head_(std::span(&model.weights().output, 1)), output_gemv_(model.weights().output) {
+  pack_weights();
 }
 
-void FastForward::pack_gemms() {
+void FastForward::pack_weights() {
   const ModelWeights& w = model_.weights();
   gemms_.reserve(w.layers.size());
+  gemvs_.reserve(w.layers.size());
   for (const LayerWeights& l : w.layers) {
     const MatrixView qkv[] = {l.wq, l.wk, l.wv};
     const MatrixView gate_up[] = {l.w_gate, l.w_up};
     gemms_.push_back(LayerGemms{OnednnGemm(qkv), OnednnGemm(std::span(&l.wo, 1)), OnednnGemm(gate_up),
                                 OnednnGemm(std::span(&l.w_down, 1))});
+    gemvs_.push_back(LayerGemvs{GemvMatrix(l.wq), GemvMatrix(l.wk), GemvMatrix(l.wv), GemvMatrix(l.wo),
+                                GemvMatrix(l.w_gate), GemvMatrix(l.w_up), GemvMatrix(l.w_down)});
   }
 }
 
@@ -127,7 +147,7 @@ void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profi
   // One row streams the weights once through the GEMV; several rows (a
   // batch) share one read of them through the GEMM.
   if (rows.size() == 1)
-    gemv(w.output, xb_.data(), logits_.data());
+    gemv(output_gemv_.view(), xb_.data(), logits_.data());
   else
     lm_head_.run(xb_.data(), logits_.data(), rows.size());
 }
@@ -146,6 +166,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
   const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
   double ctx_sum = 0;  // sum of n_ctx over tokens, for the attention's FLOPs and bytes
   for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
+  const std::vector<QueryChunk> queries = query_chunks(slots, qkv_.data(), qkv_width, attn_.data(), c.q_dim());
 
   for (size_t layer = 0; layer < c.n_layers; ++layer) {
     const LayerWeights& l = w.layers[layer];
@@ -184,17 +205,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     {
       ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
                   8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
-#pragma omp parallel
-      {
-        AttentionPartial& scratch = partials_[static_cast<size_t>(omp_get_thread_num())];
-        // Later tokens of a prompt attend over more positions: hand out work dynamically.
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t t = 0; t < rows; ++t) {
-          const TokenSlot& s = slots[static_cast<size_t>(t)];
-          paged_attention_decode(&qkv_[static_cast<size_t>(t) * qkv_width], cache, s.seq, layer, s.pos + 1, shape,
-                                 scratch, &attn_[static_cast<size_t>(t) * c.q_dim()]);
-        }
-      }
+      paged_attention_prefill(queries, qkv_width, c.q_dim(), cache, layer, shape);
     }
     {
       ScopedOp op(profile, Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), n), weight_bytes({&l.wo}));
@@ -258,6 +269,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
     AttentionPartial& part = partials_[static_cast<size_t>(tid)];
     for (size_t layer = 0; layer < c.n_layers; ++layer) {
       const LayerWeights& l = w.layers[layer];
+      const LayerGemvs& g = gemvs_[layer];
       const int li = static_cast<int>(layer);
 #pragma omp single
       {
@@ -268,9 +280,9 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
         if (l.wv.type != l.wq.type) gemv_prepare(l.wv.type, xb_.data(), c.dim, act_v_);
       }
       clock.mark(Op::AttentionNorm, li);
-      gemv_parts({{l.wq, act_q_, q},
-                  {l.wk, l.wk.type == l.wq.type ? act_q_ : act_k_, k},
-                  {l.wv, l.wv.type == l.wq.type ? act_q_ : act_v_, v}},
+      gemv_parts({{g.wq.view(), act_q_, q},
+                  {g.wk.view(), l.wk.type == l.wq.type ? act_q_ : act_k_, k},
+                  {g.wv.view(), l.wv.type == l.wq.type ? act_q_ : act_v_, v}},
                  tid, nt);
 #pragma omp barrier
       clock.mark(Op::QkvProjection, li, gemm_flops(c.q_dim() + 2 * c.kv_dim(), c.dim, 1), weight_bytes({&l.wq, &l.wk, &l.wv}));
@@ -296,7 +308,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       }
       clock.mark(Op::Attention, li, 4.0 * static_cast<double>(c.q_dim() * n_ctx),
                  8.0 * static_cast<double>(c.kv_dim() * n_ctx));
-      gemv_parts({{l.wo, act_o_, out_.data()}}, tid, nt);
+      gemv_parts({{g.wo.view(), act_o_, out_.data()}}, tid, nt);
 #pragma omp barrier
 #pragma omp single
       ref::add(x_.data(), out_.data(), c.dim);
@@ -308,8 +320,9 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
         if (l.w_up.type != l.w_gate.type) gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
       }
       clock.mark(Op::FfnNorm, li);
-      gemv_parts({{l.w_gate, act_gate_, gate}, {l.w_up, l.w_up.type == l.w_gate.type ? act_gate_ : act_up_, up}}, tid,
-                 nt);
+      gemv_parts({{g.w_gate.view(), act_gate_, gate},
+                  {g.w_up.view(), l.w_up.type == l.w_gate.type ? act_gate_ : act_up_, up}},
+                 tid, nt);
 #pragma omp barrier
 #pragma omp single
       {
@@ -317,7 +330,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
         gemv_prepare(l.w_down.type, gate, c.ffn_dim, act_down_);
       }
       clock.mark(Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, 1), weight_bytes({&l.w_gate, &l.w_up}));
-      gemv_parts({{l.w_down, act_down_, out_.data()}}, tid, nt);
+      gemv_parts({{g.w_down.view(), act_down_, out_.data()}}, tid, nt);
 #pragma omp barrier
 #pragma omp single
       ref::add(x_.data(), out_.data(), c.dim);

@@ -9,6 +9,7 @@
 
 #include "engine/attention/decode_attention.h"
 #include "engine/kernels/gemv.h"
+#include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/model/forward.h"
 
@@ -16,7 +17,7 @@ namespace pdbench {
 
 class FastForward : public Forward {
  public:
-  explicit FastForward(const Model& model);  // packs the prefill GEMM weights
+  explicit FastForward(const Model& model);  // packs the GEMM and GEMV weights
   std::span<const float> run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
                              OpProfile* profile) override;
 
@@ -28,17 +29,25 @@ class FastForward : public Forward {
     OnednnGemm down;
   };
 
+  // Decode weights in the layout the GEMV kernels read (a copy only where
+  // that differs from the file's: Q8_0/Q4_0 on AVX-512).
+  struct LayerGemvs {
+    GemvMatrix wq, wk, wv, wo, w_gate, w_up, w_down;
+  };
+
   // Every token in flight through GEMMs (prompts, or a batch of decodes).
   void run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile);
   // One token of one sequence through GEMVs in a single parallel region.
   void run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile);
   void embed(std::span<const SequenceChunk> chunks);
   void logits_for_rows(std::span<const size_t> rows, OpProfile* profile);
-  void pack_gemms();
+  void pack_weights();
 
   const Model& model_;
   std::vector<LayerGemms> gemms_;  // packed at construction: load time, not TTFT
   OnednnGemm lm_head_;             // logits of several rows at once (batched decode)
+  std::vector<LayerGemvs> gemvs_;
+  GemvMatrix output_gemv_;         // logits of one row
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
   std::vector<AttentionPartial> partials_;  // one per thread

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "engine/attention/kv_block_pool.h"
+#include "engine/util/available_memory.h"
 #include "engine/util/error.h"
+#include "tests/support/scoped_env.h"
 
 namespace pdbench {
 namespace {
@@ -112,14 +114,18 @@ TEST(KvBlockPool, BadSettingsGiveClearErrors) {
   EXPECT_NE(error_of(no_heads).find("must be positive"), std::string::npos);
 }
 
-TEST(KvBlockPool, FailedAllocationNamesTheBytes) {
+TEST(KvBlockPool, CapacityBeyondAvailableMemoryIsAnErrorBeforeAllocating) {
   KvCacheConfig c = config(size_t{1} << 32);
   c.n_layers = 32;
   c.n_kv_heads = 8;
-  c.head_dim = 128;  // 256 KiB per token: 1 PiB, beyond any address space
-  EXPECT_EQ(
-      error_of(c),
-      "KV cache: cannot allocate 1125899906842624 bytes (1073741824.0 MiB) for 4294967296 tokens");
+  c.head_dim = 128;  // 256 KiB per token: 1 PiB, beyond any machine's MemAvailable
+  EXPECT_TRUE(error_of(c).starts_with("KV cache of 4294967296 tokens (f32 K, f32 V): 1.0 PiB needed, but only "))
+      << error_of(c);
+  const test::ScopedEnv one_mib(kMemAvailableVariable, "1");
+  EXPECT_EQ(error_of(config(1024)),  // 2 layers x 2 heads x 64 x 8 bytes: 2 MiB
+            "KV cache of 1024 tokens (f32 K, f32 V): 2.0 MiB needed, but only 1.0 MiB of memory is available "
+            "(PDBENCH_MEM_AVAILABLE_MIB)");
+  EXPECT_EQ(KvBlockPool(config(256)).bytes_allocated(), size_t{512} << 10);  // fits
 }
 
 }  // namespace

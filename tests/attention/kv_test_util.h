@@ -7,9 +7,17 @@
 #include <span>
 #include <vector>
 
+#include "engine/attention/attention_isa.h"
 #include "engine/attention/paged_kv_cache.h"
 
 namespace pdbench::test {
+
+// Scalar, and AVX-512 where the CPU has it.
+inline std::vector<AttentionIsa> attention_isas() {
+  std::vector<AttentionIsa> all{AttentionIsa::Scalar};
+  if (attention_isa_supported(AttentionIsa::Avx512)) all.push_back(AttentionIsa::Avx512);
+  return all;
+}
 
 inline std::vector<float> random_normal(size_t n, uint32_t seed, float stddev = 1.0f) {
   std::mt19937 gen(seed);

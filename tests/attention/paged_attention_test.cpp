@@ -77,17 +77,11 @@ std::vector<float> ref_paged(const Caches& c, const float* q, size_t layer, size
 }
 
 std::vector<float> decode(const Caches& c, const float* q, size_t layer, size_t n_ctx,
-                          const ref::AttentionShape& shape, DecodeIsa isa) {
+                          const ref::AttentionShape& shape, AttentionIsa isa) {
   AttentionPartial scratch;
   std::vector<float> out(shape.n_heads * shape.head_dim);
   paged_attention_decode(q, c.paged, c.seq, layer, n_ctx, shape, scratch, out.data(), isa);
   return out;
-}
-
-std::vector<DecodeIsa> isas() {
-  std::vector<DecodeIsa> all{DecodeIsa::Scalar};
-  if (decode_isa_supported(DecodeIsa::Avx512)) all.push_back(DecodeIsa::Avx512);
-  return all;
 }
 
 // The most storing x[i] as `type` can move it (kv_type.h), with 1e-6 of
@@ -109,17 +103,41 @@ float element_bound(KvType type, const float* x, size_t head_dim, size_t i) {
   return fp16_to_f32(f32_to_fp16(amax / 127.0f)) / 2 * (1 + 1e-6f);
 }
 
-// Per query head: how far stored K/V can move the output. A key error moves
-// a score by at most delta = sum_i |q_i| dk_i / sqrt(head_dim), so each
-// softmax weight by a factor within e^(+-2 delta), the weights in total by
-// e^(2 delta) - 1; then |out' - out| <= max dv + (e^(2 delta) - 1) max|v|.
-// 1e-5 max|v| more covers f32 rounding.
+// Whether the decode kernel of `isa` rounds the query to int8 per group of
+// 32 (decode_attention.h): AVX-512 against q8_0 keys of such groups.
+bool rounds_query(AttentionIsa isa, KvType k_type, size_t head_dim) {
+  return isa == AttentionIsa::Avx512 && k_type == KvType::Q8_0 && head_dim % 32 == 0;
+}
+
+// The most that rounding q[i] to int8 moves it: half a step of max|q| / 127
+// over its group of 32, with 1e-6 of slack for the f32 arithmetic.
+float query_rounding(const float* q, size_t i) {
+  const size_t first = i / 32 * 32;
+  float amax = 0.0f;
+  for (size_t j = first; j < first + 32; ++j) amax = std::max(amax, std::abs(q[j]));
+  return amax / 127 / 2 * (1 + 1e-6f);
+}
+
+// Which errors an output bound covers: K/V stored as their type rather than
+// f32, and the query rounded to int8.
+struct ErrorSources {
+  bool stored_kv;
+  bool rounded_query;
+};
+
+// Per query head: how far those errors can move the output. A score
+// q . k / sqrt(head_dim) moves by at most delta = (sum_i |q_i| dk_i +
+// dq_i (|k_i| + dk_i)) / sqrt(head_dim), so each softmax weight by a factor
+// within e^(+-2 delta), the weights in total by e^(2 delta) - 1; then
+// |out' - out| <= max dv + (e^(2 delta) - 1) max|v|. 1e-5 max|v| more
+// covers f32 rounding.
 std::vector<float> output_bounds(const Caches& c, const float* q, size_t layer, size_t n_ctx,
-                                 const ref::AttentionShape& shape) {
+                                 const ref::AttentionShape& shape, ErrorSources sources) {
   const KvCacheConfig& cfg = c.paged.config();
   const size_t hd = shape.head_dim, group = shape.n_heads / shape.n_kv_heads;
   std::vector<float> bounds;
   for (size_t h = 0; h < shape.n_heads; ++h) {
+    const float* qh = q + h * hd;
     const size_t off = h / group * hd;
     float delta = 0.0f, dv = 0.0f, vmax = 0.0f;
     for (size_t t = 0; t < n_ctx; ++t) {
@@ -127,8 +145,10 @@ std::vector<float> output_bounds(const Caches& c, const float* q, size_t layer, 
       const float* v = c.contiguous.value(layer, t) + off;
       float d = 0.0f;
       for (size_t i = 0; i < hd; ++i) {
-        d += std::abs(q[h * hd + i]) * element_bound(cfg.k_type, k, hd, i);
-        dv = std::max(dv, element_bound(cfg.v_type, v, hd, i));
+        const float dk = element_bound(cfg.k_type, k, hd, i);  // |stored k_i| <= |k_i| + dk
+        if (sources.stored_kv) d += std::abs(qh[i]) * dk;
+        if (sources.rounded_query) d += query_rounding(qh, i) * (std::abs(k[i]) + dk);
+        if (sources.stored_kv) dv = std::max(dv, element_bound(cfg.v_type, v, hd, i));
         vmax = std::max(vmax, std::abs(v[i]));
       }
       delta = std::max(delta, d / std::sqrt(static_cast<float>(hd)));
@@ -160,17 +180,24 @@ TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
         const Caches c(shape, n_ctx, k_type, v_type);
         const auto q = query(shape, 3);
         const auto exact = ref_contiguous(c, q.data(), 1, n_ctx, shape);
-        const auto bounds = output_bounds(c, q.data(), 1, n_ctx, shape);
-        std::vector<std::vector<float>> outputs{ref_paged(c, q.data(), 1, n_ctx, shape)};
-        for (DecodeIsa isa : isas()) outputs.push_back(decode(c, q.data(), 1, n_ctx, shape, isa));
-        for (const auto& out : outputs)
+        const auto check = [&](const std::vector<float>& out, bool rounded_query,
+                               const char* what) {
+          const auto bounds = output_bounds(c, q.data(), 1, n_ctx, shape, {true, rounded_query});
           for (size_t i = 0; i < out.size(); ++i)
             ASSERT_LE(std::abs(out[i] - exact[i]), bounds[i / shape.head_dim])
                 << name(shape) << " K " << kv_type_name(k_type) << " V " << kv_type_name(v_type)
-                << " element " << i;
+                << " " << what << " element " << i;
+        };
+        check(ref_paged(c, q.data(), 1, n_ctx, shape), false, "reference");
+        for (AttentionIsa isa : test::attention_isas())
+          check(decode(c, q.data(), 1, n_ctx, shape, isa),
+                rounds_query(isa, k_type, shape.head_dim), attention_isa_name(isa).data());
       }
 }
 
+// Within 1e-5 of max|v| (reassociated sums, polynomial exp; observed 3e-7),
+// and where the kernel rounds the query to int8, within output_bounds of
+// that rounding (a worst case, about 0.1 max|v| here; observed up to 4e-3).
 TEST(PagedAttention, DecodeKernelsMatchTheReference) {
   for (const auto& shape : kShapes)
     for (KvType type : kTypes) {
@@ -180,12 +207,15 @@ TEST(PagedAttention, DecodeKernelsMatchTheReference) {
         const auto q = query(shape, static_cast<uint32_t>(n));
         const auto expected = ref_paged(c, q.data(), 0, n, shape);
         const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
-        for (DecodeIsa isa : isas()) {
+        for (AttentionIsa isa : test::attention_isas()) {
+          std::vector<float> bounds(shape.n_heads, 1e-5f * vmax);
+          if (rounds_query(isa, type, shape.head_dim))
+            bounds = output_bounds(c, q.data(), 0, n, shape, {false, true});
           const auto out = decode(c, q.data(), 0, n, shape, isa);
           for (size_t i = 0; i < out.size(); ++i)
-            ASSERT_NEAR(out[i], expected[i], 1e-5f * vmax)
-                << name(shape) << " " << kv_type_name(type) << " " << decode_isa_name(isa) << " n "
-                << n;
+            ASSERT_NEAR(out[i], expected[i], bounds[i / shape.head_dim])
+                << name(shape) << " " << kv_type_name(type) << " " << attention_isa_name(isa)
+                << " n " << n;
         }
       }
     }
@@ -200,7 +230,7 @@ TEST(PagedAttention, SplitRangesMergeToTheUnsplitResult) {
   for (KvType type : {KvType::F32, KvType::Q8_0}) {
     const Caches c(shape, n_ctx, type, type);
     const auto q = query(shape, 9);
-    for (DecodeIsa isa : isas()) {
+    for (AttentionIsa isa : test::attention_isas()) {
       const auto whole = decode(c, q.data(), 1, n_ctx, shape, isa);
       // Uneven ranges, one not block-aligned and one empty, as threads get them.
       const size_t cuts[] = {0, 37, 37, 600, 1000};
@@ -211,7 +241,7 @@ TEST(PagedAttention, SplitRangesMergeToTheUnsplitResult) {
       merge_attention(parts, shape, merged.data());
       for (size_t i = 0; i < whole.size(); ++i)
         ASSERT_NEAR(merged[i], whole[i], 1e-6f * vmax)
-            << kv_type_name(type) << " " << decode_isa_name(isa);
+            << kv_type_name(type) << " " << attention_isa_name(isa);
     }
   }
 }
