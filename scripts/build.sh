@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds pdbench (Release with debug info) into build/.
+# Configures and builds pdbench (Release with debug info, warnings as errors:
+# the "default" preset in CMakePresets.json) into build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPDBENCH_WERROR=ON "$@" >/dev/null
-cmake --build build -j "$(nproc)"
+cmake --preset default "$@" >/dev/null
+cmake --build --preset default -j "$(nproc)"

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "engine/kernels/dequantize.h"
+#include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 #include "engine/util/half.h"
 
@@ -86,6 +87,10 @@ OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked) : impl_(std::make_un
   precision_ = gemm_precision(stacked);
   Impl& im = *impl_;
   im.precision = precision_;
+  // The plain copy and the packed one coexist until the reorder is done.
+  const size_t element_bytes = precision_ == GemmPrecision::F32 ? 4 : precision_ == GemmPrecision::BF16 ? 2 : 1;
+  require_memory(2 * n_ * k_ * element_bytes,
+                 "prefill GEMM weights (" + std::to_string(n_) + " x " + std::to_string(k_) + ")");
   Context& ctx = context();
   // W is [N][K] row-major: as oneDNN's K x N weights that is layout "ba".
   const dnnl::memory::desc plain({dim(k_), dim(n_)}, im.input_type(), tag::ba);

@@ -8,31 +8,54 @@ std::string architecture_name(Architecture arch) {
   return arch == Architecture::Llama ? "llama" : "qwen2";
 }
 
-void validate(const ModelConfig& c, const std::string& path) {
-  // Bounds far above any real model; they keep size arithmetic from overflowing.
+ConfigKeys gguf_config_keys(Architecture arch) {
+  const std::string p = architecture_name(arch) + ".";
+  ConfigKeys k;
+  k.dim = p + "embedding_length";
+  k.n_layers = p + "block_count";
+  k.n_heads = p + "attention.head_count";
+  k.n_kv_heads = p + "attention.head_count_kv";
+  k.head_dim = p + "attention.key_length";
+  k.ffn_dim = p + "feed_forward_length";
+  k.vocab = "token_embd.weight";
+  k.context_length = p + "context_length";
+  k.rope_dim = p + "rope.dimension_count";
+  k.rope_theta = p + "rope.freq_base";
+  k.rms_eps = p + "attention.layer_norm_rms_epsilon";
+  return k;
+}
+
+void validate(const ModelConfig& c, const std::string& path, const ConfigKeys& keys) {
   constexpr size_t kMaxDim = 1 << 20;
   constexpr size_t kMaxHeads = 1 << 12;
   constexpr size_t kMaxLayers = 1 << 12;
   constexpr size_t kMaxVocab = 1 << 24;
-  auto check = [&](bool ok, const std::string& what) {
-    if (!ok) fail_file(path, what);
+  constexpr size_t kMaxContext = 1 << 24;
+  const auto fail = [&](const std::string& what, const std::string& key, const std::string& value,
+                        const std::string& expected) {
+    fail_file(path, what + " (" + key + ") = " + value + ": expected " + expected);
   };
-  auto in_range = [](size_t v, size_t max) { return v > 0 && v <= max; };
-  check(in_range(c.dim, kMaxDim), "embedding length " + std::to_string(c.dim) + " is out of range");
-  check(in_range(c.n_layers, kMaxLayers), "block count " + std::to_string(c.n_layers) + " is out of range");
-  check(in_range(c.n_heads, kMaxHeads), "head count " + std::to_string(c.n_heads) + " is out of range");
-  check(in_range(c.n_kv_heads, c.n_heads) && c.n_heads % c.n_kv_heads == 0,
-        "KV head count " + std::to_string(c.n_kv_heads) + " must divide the head count " +
-            std::to_string(c.n_heads));
-  check(in_range(c.head_dim, kMaxDim), "head size " + std::to_string(c.head_dim) + " is out of range");
-  check(in_range(c.ffn_dim, kMaxDim), "feed-forward length " + std::to_string(c.ffn_dim) + " is out of range");
-  check(in_range(c.vocab, kMaxVocab), "vocabulary size " + std::to_string(c.vocab) + " is out of range");
-  check(in_range(c.context_length, 1 << 24), "context length " + std::to_string(c.context_length) + " is out of range");
-  check(c.rope_dim > 0 && c.rope_dim <= c.head_dim && c.rope_dim % 2 == 0,
-        "rope dimension count " + std::to_string(c.rope_dim) + " must be even and at most the head size " +
-            std::to_string(c.head_dim));
-  check(c.rope_theta > 0.0f && c.rope_theta < 1e12f, "rope freq_base must be positive and finite");
-  check(c.rms_eps > 0.0f && c.rms_eps < 1.0f, "RMS norm epsilon must be in (0, 1)");
+  const auto in_range = [&](const std::string& what, const std::string& key, size_t v, size_t max) {
+    if (v == 0 || v > max) fail(what, key, std::to_string(v), "1 to " + std::to_string(max));
+  };
+  in_range("embedding length", keys.dim, c.dim, kMaxDim);
+  in_range("block count", keys.n_layers, c.n_layers, kMaxLayers);
+  in_range("head count", keys.n_heads, c.n_heads, kMaxHeads);
+  in_range("KV head count", keys.n_kv_heads, c.n_kv_heads, c.n_heads);
+  if (c.n_heads % c.n_kv_heads != 0)
+    fail("KV head count", keys.n_kv_heads, std::to_string(c.n_kv_heads),
+         "a divisor of the head count " + std::to_string(c.n_heads));
+  in_range("head size", keys.head_dim, c.head_dim, kMaxDim);
+  in_range("feed-forward length", keys.ffn_dim, c.ffn_dim, kMaxDim);
+  in_range("vocabulary size", keys.vocab, c.vocab, kMaxVocab);
+  in_range("context length", keys.context_length, c.context_length, kMaxContext);
+  if (c.rope_dim == 0 || c.rope_dim > c.head_dim || c.rope_dim % 2 != 0)
+    fail("rope dimension count", keys.rope_dim, std::to_string(c.rope_dim),
+         "an even number from 2 to the head size " + std::to_string(c.head_dim));
+  if (!(c.rope_theta > 0.0f && c.rope_theta < 1e12f))  // false for NaN too
+    fail("rope frequency base", keys.rope_theta, std::to_string(c.rope_theta), "a positive number below 1e12");
+  if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
+    fail("RMS norm epsilon", keys.rms_eps, std::to_string(c.rms_eps), "a number in (0, 1)");
 }
 
 }  // namespace pdbench

@@ -32,8 +32,22 @@ struct ModelConfig {
 
 std::string architecture_name(Architecture arch);
 
-// Throws pdbench::Error "PATH: ..." for shapes the forward pass cannot run
-// (zero sizes, heads not dividing, rope_dim odd or above head_dim, ...).
-void validate(const ModelConfig& config, const std::string& path);
+// What a file calls each hyperparameter ("llama.block_count", "header
+// n_layers"), so an error names the key to look at.
+struct ConfigKeys {
+  std::string dim, n_layers, n_heads, n_kv_heads, head_dim, ffn_dim, vocab, context_length, rope_dim, rope_theta,
+      rms_eps;
+};
+
+// The GGUF metadata keys of an architecture; the vocabulary size is the
+// token embedding's row count.
+ConfigKeys gguf_config_keys(Architecture arch);
+
+// Throws pdbench::Error "PATH: ..." naming the key, before anything is
+// sized from the config, for shapes the forward pass cannot run: zero or
+// absurd sizes (bounds far above any real model, which also keep size
+// arithmetic from overflowing), heads not dividing, rope_dim odd or above
+// head_dim, non-finite or out-of-range rope theta and RMS epsilon.
+void validate(const ModelConfig& config, const std::string& path, const ConfigKeys& keys);
 
 }  // namespace pdbench

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "engine/format/checked_math.h"
+#include "engine/model/checked_forward.h"
 #include "engine/model/fast_forward.h"
 #include "engine/model/reference_forward.h"
 #include "engine/util/error.h"
@@ -15,8 +17,25 @@ ForwardKind parse_forward_kind(std::string_view name) {
 }
 
 std::unique_ptr<Forward> make_forward(const Model& model, ForwardKind kind) {
-  if (kind == ForwardKind::Reference) return std::make_unique<ReferenceForward>(model);
-  return std::make_unique<FastForward>(model);
+  if (kind == ForwardKind::Reference)
+    return std::make_unique<CheckedForward>(model, std::make_unique<ReferenceForward>(model));
+  try {
+    return std::make_unique<CheckedForward>(model, std::make_unique<FastForward>(model));
+  } catch (const Error& e) {  // packing the weights failed (memory)
+    fail_file(model.path(), std::string("fast forward pass: ") + e.what());
+  }
+}
+
+size_t activation_bytes(const ModelConfig& m, size_t tokens, size_t logit_rows) {
+  // Dimensions are validated (config.h), so only the token counts can overflow.
+  const size_t per_token = 3 * m.dim + 2 * m.q_dim() + 2 * m.kv_dim() + 3 * m.ffn_dim;
+  const auto activations = checked_mul(tokens, per_token);
+  const auto logits = checked_mul(logit_rows, m.vocab);
+  const auto floats = activations && logits ? checked_add(*activations, *logits) : std::nullopt;
+  const auto bytes = floats ? checked_mul(*floats, sizeof(float)) : std::nullopt;
+  if (!bytes)
+    throw Error("forward: the activations of " + std::to_string(tokens) + " tokens overflow a 64-bit size");
+  return *bytes;
 }
 
 std::vector<TokenSlot> reserve_positions(PagedKvCache& cache, std::span<const SequenceChunk> chunks, size_t vocab) {

@@ -34,6 +34,7 @@ class Forward {
 
 enum class ForwardKind { Reference, Fast };
 ForwardKind parse_forward_kind(std::string_view name);  // "reference" | "fast"
+// The pass of this kind, guarded by CheckedForward (checked_forward.h).
 std::unique_ptr<Forward> make_forward(const Model& model, ForwardKind kind);
 
 // Where each token of a batch of chunks goes: sequence and position.
@@ -45,6 +46,13 @@ struct TokenSlot {
 // Validates the chunks' tokens, reserves their positions in the cache (all or
 // nothing) and returns one slot per token in chunk order.
 std::vector<TokenSlot> reserve_positions(PagedKvCache& cache, std::span<const SequenceChunk> chunks, size_t vocab);
+
+// Bytes of activations a forward pass holds with `tokens` tokens in flight
+// and `logit_rows` rows of logits, a bound for both passes: per token the
+// residual, normed input, Q, K, V, attention and projection outputs, gate
+// and up, and a converted copy of the widest GEMM input. Throws Error when
+// the size overflows.
+size_t activation_bytes(const ModelConfig& model, size_t tokens, size_t logit_rows);
 
 // The cache shape a model needs, with the given element types and capacity.
 KvCacheConfig kv_cache_config(const ModelConfig& model, KvType k_type, KvType v_type, size_t block_tokens,

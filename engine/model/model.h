@@ -22,6 +22,13 @@ struct LayerWeights {
   MatrixView w_gate, w_up, w_down;
 };
 
+// A weight tensor as the file names it, for checks that report by name.
+struct NamedTensor {
+  std::string name;
+  TensorType type;
+  std::span<const std::byte> bytes;
+};
+
 struct ModelWeights {
   MatrixView token_embedding;  // vocab rows of dim
   std::vector<LayerWeights> layers;
@@ -40,6 +47,8 @@ class Model {
   // The GGUF file behind the model (its metadata holds the tokenizer), or
   // nullptr for a llama2.c checkpoint.
   const gguf::GgufFile* gguf() const { return gguf_; }
+  // Every weight tensor the model uses, once each (a tied LM head is the embedding).
+  const std::vector<NamedTensor>& tensors() const { return tensors_; }
   size_t weight_bytes() const;
 
  private:
@@ -49,6 +58,7 @@ class Model {
   std::string path_;
   ModelConfig config_;
   ModelWeights weights_;
+  std::vector<NamedTensor> tensors_;
   const gguf::GgufFile* gguf_ = nullptr;
   std::shared_ptr<const void> file_;  // keeps the mapping alive
 };

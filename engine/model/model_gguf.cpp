@@ -16,20 +16,20 @@ std::string shape_string(const std::vector<uint64_t>& shape) {
   return s + "]";
 }
 
+// Views of the file's tensors, each checked for shape and recorded in the
+// model's list of named tensors.
 class TensorBinder {
  public:
-  explicit TensorBinder(const gguf::GgufFile& file) : file_(file) {}
+  TensorBinder(const gguf::GgufFile& file, std::vector<NamedTensor>& bound) : file_(file), bound_(bound) {}
 
   // A matrix of `rows` outputs by `cols` inputs (GGUF shape [cols, rows]).
   MatrixView matrix(const std::string& name, size_t cols, size_t rows) const {
-    const gguf::TensorInfo& t = file_.tensor(name);
-    expect_shape(t, {cols, rows});
+    const gguf::TensorInfo& t = tensor(name, {cols, rows});
     return MatrixView{t.type, static_cast<int64_t>(rows), static_cast<int64_t>(cols), t.data};
   }
 
   std::span<const float> vector(const std::string& name, size_t n) const {
-    const gguf::TensorInfo& t = file_.tensor(name);
-    expect_shape(t, {n});
+    const gguf::TensorInfo& t = tensor(name, {n});
     if (t.type != TensorType::F32)
       fail_file(file_.path(), "tensor " + name + ": expected type f32 for a norm or bias, found " +
                                   std::string(traits(t.type).name));
@@ -37,12 +37,17 @@ class TensorBinder {
   }
 
  private:
-  void expect_shape(const gguf::TensorInfo& t, const std::vector<uint64_t>& want) const {
-    if (t.shape != want)
-      fail_file(file_.path(), "tensor " + t.name + ": expected shape " + shape_string(want) +
-                                  ", found " + shape_string(t.shape));
+  const gguf::TensorInfo& tensor(const std::string& name, const std::vector<uint64_t>& shape) const {
+    const gguf::TensorInfo& t = file_.tensor(name);
+    if (t.shape != shape)
+      fail_file(file_.path(), "tensor " + name + ": expected shape " + shape_string(shape) + ", found " +
+                                  shape_string(t.shape));
+    bound_.push_back({name, t.type, {t.data, t.size_bytes}});
+    return t;
   }
+
   const gguf::GgufFile& file_;
+  std::vector<NamedTensor>& bound_;
 };
 
 ModelConfig read_config(const gguf::GgufFile& f) {
@@ -58,21 +63,21 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   } else {
     fail_file(f.path(), "architecture '" + arch + "' is not supported (supported: llama, qwen2)");
   }
-  const std::string p = arch + ".";
-  c.dim = f.get_uint(p + "embedding_length");
-  c.n_layers = f.get_uint(p + "block_count");
-  c.ffn_dim = f.get_uint(p + "feed_forward_length");
-  c.n_heads = f.get_uint(p + "attention.head_count");
-  c.n_kv_heads = f.get_uint(p + "attention.head_count_kv", c.n_heads);
-  c.head_dim = f.get_uint(p + "attention.key_length", c.n_heads > 0 ? c.dim / c.n_heads : 0);
-  c.context_length = f.get_uint(p + "context_length");
-  c.rope_dim = f.get_uint(p + "rope.dimension_count", c.head_dim);
-  c.rope_theta = f.get_float(p + "rope.freq_base", 10000.0f);
-  c.rms_eps = f.get_float(p + "attention.layer_norm_rms_epsilon", 1e-5f);
-  const gguf::TensorInfo& embd = f.tensor("token_embd.weight");
+  const ConfigKeys k = gguf_config_keys(c.arch);
+  c.dim = f.get_uint(k.dim);
+  c.n_layers = f.get_uint(k.n_layers);
+  c.ffn_dim = f.get_uint(k.ffn_dim);
+  c.n_heads = f.get_uint(k.n_heads);
+  c.n_kv_heads = f.get_uint(k.n_kv_heads, c.n_heads);
+  c.head_dim = f.get_uint(k.head_dim, c.n_heads > 0 ? c.dim / c.n_heads : 0);
+  c.context_length = f.get_uint(k.context_length);
+  c.rope_dim = f.get_uint(k.rope_dim, c.head_dim);
+  c.rope_theta = f.get_float(k.rope_theta, 10000.0f);
+  c.rms_eps = f.get_float(k.rms_eps, 1e-5f);
+  const gguf::TensorInfo& embd = f.tensor(k.vocab);
   c.vocab = embd.shape.size() == 2 ? embd.shape[1] : 0;
   c.tied_output = f.find_tensor("output.weight") == nullptr;
-  validate(c, f.path());
+  validate(c, f.path(), k);
   return c;
 }
 
@@ -85,7 +90,7 @@ Model Model::load_gguf(const std::string& path) {
   m.gguf_ = file.get();
   m.config_ = read_config(*file);
   const ModelConfig& c = m.config_;
-  const TensorBinder bind(*file);
+  const TensorBinder bind(*file, m.tensors_);
 
   ModelWeights& w = m.weights_;
   w.token_embedding = bind.matrix("token_embd.weight", c.dim, c.vocab);

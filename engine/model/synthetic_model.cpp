@@ -163,7 +163,7 @@ void set_tokenizer(gguf::GgufWriter& w, size_t n_vocab) {
 // that disagrees would not read back as written.
 void check_spec(const SyntheticSpec& spec, const std::string& path) {
   const ModelConfig& c = spec.config;
-  validate(c, path);
+  validate(c, path, gguf_config_keys(c.arch));
   const bool qwen2 = c.arch == Architecture::Qwen2;
   if (c.qkv_bias != qwen2 || c.rope_style != (qwen2 ? ref::RopeStyle::Neox : ref::RopeStyle::AdjacentPairs))
     fail_file(path, "synthetic " + architecture_name(c.arch) + " model: qwen2 files have QKV biases and NeoX "

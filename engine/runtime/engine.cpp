@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "engine/format/gguf.h"
+#include "engine/model/finite_weights.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -43,6 +44,10 @@ std::unique_ptr<Tokenizer> load_tokenizer_file(const std::string& path, int32_t 
 }
 
 Forward& Engine::forward(ForwardKind kind) const {
+  if (!weights_checked_) {
+    require_finite_weights(*model_);
+    weights_checked_ = true;
+  }
   auto& slot = forwards_[static_cast<size_t>(kind)];
   if (!slot) slot = make_forward(*model_, kind);
   return *slot;

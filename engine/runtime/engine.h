@@ -19,13 +19,16 @@ class Engine {
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   // The model's forward pass of this kind, made on first use and shared by
   // every Generator: the fast one packs a GEMM copy of the weights, which is
-  // paid for once per process rather than once per generator.
+  // paid for once per process rather than once per generator. Before the
+  // first one, every weight is checked for NaN and Inf (finite_weights.h):
+  // here, not at load, so commands that only tokenize do not read them all.
   Forward& forward(ForwardKind kind) const;
 
  private:
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   mutable std::unique_ptr<Forward> forwards_[2];  // indexed by ForwardKind
+  mutable bool weights_checked_ = false;
 };
 
 // Loads a standalone tokenizer file, choosing the reader by its content:

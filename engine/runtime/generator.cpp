@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/format/checked_math.h"
 #include "engine/sampling/beam_search.h"
 #include "engine/util/error.h"
 
@@ -66,9 +67,17 @@ size_t context_tokens(const GeneratorOptions& options, const ModelConfig& model)
 KvCacheConfig kv_cache_config(const GeneratorOptions& options, const ModelConfig& model, size_t sequences) {
   // Each sequence's context in whole blocks, plus one block: a sequence
   // restored from a context snapshot copies the snapshot's partial last block.
+  // The context comes from the command line: checked, since any size_t may arrive.
   const size_t block = std::max<size_t>(options.block_tokens, 1);
-  const size_t blocks = sequences * ((context_tokens(options, model) + block - 1) / block) + 1;
-  return kv_cache_config(model, options.k_type, options.v_type, options.block_tokens, blocks * block);
+  const size_t context = context_tokens(options, model);
+  const size_t per_sequence = context / block + (context % block != 0);
+  const auto per_sequences = checked_mul(sequences, per_sequence);
+  const auto blocks = per_sequences ? checked_add(*per_sequences, 1) : std::nullopt;
+  const auto tokens = blocks ? checked_mul(*blocks, block) : std::nullopt;
+  if (!tokens)
+    throw Error("KV cache: a context of " + std::to_string(context) + " tokens for " + std::to_string(sequences) +
+                " sequences overflows a 64-bit size");
+  return kv_cache_config(model, options.k_type, options.v_type, options.block_tokens, *tokens);
 }
 
 bool ends_generation(const Tokenizer& tokenizer, int32_t id) {

@@ -2,13 +2,18 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "tests/support/gguf_rewrite.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
 
 namespace pdbench {
@@ -121,6 +126,45 @@ TEST(Cli, BadInputIsAClearErrorAndNonZeroExit) {
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
   }
+}
+
+// Hostile model files, sizes and scenario files: the message on one line of
+// stderr, a non-zero exit, never a crash or the OOM killer.
+TEST(Cli, HostileInputIsOneErrorLineAndNonZeroExit) {
+  const std::string dir = test::temp_dir("cli-hostile");
+  const std::string stories = test::model_path("stories260K.gguf");
+  const std::string nan_norm = dir + "/nan.gguf", heads = dir + "/heads.gguf", deep = dir + "/deep.toml";
+  test::rewrite_gguf(stories, nan_norm, {{}, [](const std::string& tensor, std::span<std::byte> bytes) {
+                                           if (tensor == "output_norm.weight")
+                                             test::poke(bytes, 0, std::numeric_limits<float>::quiet_NaN());
+                                         }});
+  test::rewrite_gguf(stories, heads, {{{"llama.attention.head_count", gguf::Value::u32(3'000'000'000u)}}, {}});
+  std::string deep_key = "x";  // 50,000 tables deep: toml++ alone overflows its stack
+  for (int i = 0; i < 50000; ++i) deep_key += ".a";
+  std::ofstream(deep) << "[model]\npath = " << quote(stories) << "\n" << deep_key << " = 1\n";
+  struct Case {
+    std::string args;
+    std::string message;            // part of the one line on stderr
+    std::string mem_available_mib;  // PDBENCH_MEM_AVAILABLE_MIB, when set
+  };
+  const std::vector<Case> cases{
+      {"generate -m " + quote(nan_norm) + " -p hi", nan_norm + ": tensor output_norm.weight: element 0 is NaN or Inf", ""},
+      {"generate -m " + quote(heads) + " -p hi", heads + ": head count (llama.attention.head_count) = 3000000000", ""},
+      {"generate -m " + quote(stories) + " -p hi", stories + ": model weights: ", "0"},
+      {"generate -m " + quote(stories) + " -p hi -c 1000000",
+       "KV cache of 1000016 tokens (f32 K, f32 V): 1.2 GiB needed, but only 64.0 MiB", "64"},
+      {"run " + quote(deep) + " -o " + quote(dir + "/out"), deep + ":3: line of 100005 bytes is longer than the limit", ""},
+  };
+  for (const Case& c : cases) {
+    std::optional<test::ScopedEnv> memory;
+    if (!c.mem_available_mib.empty()) memory.emplace("PDBENCH_MEM_AVAILABLE_MIB", c.mem_available_mib);
+    const CommandResult r = pdbench(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_TRUE(r.err.starts_with("pdbench: error: ")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, HelpTeachesEachSubcommand) {

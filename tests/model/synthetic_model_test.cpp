@@ -221,7 +221,10 @@ TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
   EXPECT_EQ(parameter_count(preset_config("qwen2.5-0.5b")), 494'032'768u);
   EXPECT_EQ(parameter_count(preset_config("llama-3.2-1b")), 1'235'814'400u);
   EXPECT_EQ(parameter_count(preset_config("llama-3.1-8b")), 8'030'261'248u);
-  for (const auto& name : synthetic_model_names()) EXPECT_NO_THROW(validate(preset_config(name), name));
+  for (const auto& name : synthetic_model_names()) {
+    const ModelConfig c = preset_config(name);
+    EXPECT_NO_THROW(validate(c, name, gguf_config_keys(c.arch)));
+  }
 }
 
 TEST(SyntheticPreset, UnknownNamesListTheChoices) {
