@@ -18,6 +18,9 @@ packages=(
   libcsv-dev                # reading CSV results back
   libsqlite3-dev            # results history
   chromium                  # the report's headless-browser test
+  clang libclang-rt-dev     # fuzz targets: libFuzzer and the sanitizer runtimes
+  llvm                      # llvm-symbolizer: fuzz findings' stack traces with lines
+  libomp-dev                # OpenMP for clang (the fuzz build's libraries use it)
 )
 # Node.js draws the report's SVG charts and drives the browser test; a Node
 # installed another way (NodeSource bundles npm) is kept, not replaced.

@@ -85,7 +85,10 @@ ByteBpeTokenizer::ByteBpeTokenizer(const ByteBpeConfig& config)
 
   merges_.reserve(config.merges.size());
   for (size_t rank = 0; rank < config.merges.size(); ++rank) {
-    const auto& [left, right] = config.merges[rank];
+    // Named references, not a structured binding: clang before 16 cannot
+    // capture a binding in the lambda below.
+    const std::string& left = config.merges[rank].first;
+    const std::string& right = config.merges[rank].second;
     const auto id_of = [&](const std::string& piece) {
       const auto it = piece_ids_.find(piece);
       if (it == piece_ids_.end()) {
