@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/pdbench/commands.h"
+#include "bench/pdbench/stop_signals.h"
 #include "bench/resultsdb/history.h"
 #include "bench/runner/models.h"
 #include "bench/runner/runner.h"
@@ -145,7 +146,18 @@ void run(const RunArgs& a) {
   options.shard = runner::parse_shard(a.shard);
   options.command_line = a.command_line;
   options.decode_delay_us = a.decode_delay_us;
+  const StopSignals signals;
+  options.stop = &signals.received();
   const runner::RunReport report = runner::run_scenario(s, options, stderr);
+  if (report.stopped_by != 0) {
+    const std::string shard = a.shard == "1/1" ? "" : " --shard " + a.shard;
+    std::fprintf(stderr,
+                 "pdbench: stopped by %s: %zu of %zu cases finished, %zu runs measured now; continue with: "
+                 "%s -o %s%s --resume\n",
+                 signal_name(report.stopped_by), report.cases_complete, report.cases, report.runs,
+                 a.command_line.c_str(), options.out_dir.c_str(), shard.c_str());
+    throw ExitStatus{128 + report.stopped_by};  // as a shell reports a process the signal ended
+  }
   std::fprintf(stderr, "%zu cases, %zu runs measured%s; results in %s%s\n", report.cases, report.runs,
                report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
                options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
@@ -162,6 +174,7 @@ void register_run(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Run a benchmark scenario and write CSV results");
   cmd->footer(
       "Scenario keys: scenarios/README.md; output columns: docs/RESULTS.md.\n"
+      "Ctrl-C or SIGTERM stops after writing the finished runs (exit 130/143); --resume continues.\n"
       "Examples: pdbench run scenarios/smoke.toml -o results/smoke\n"
       "          pdbench run -m models/stories260K.gguf -p 16,64 -n 32 -t 1,2 -r 5 -o results/x");
   cmd->add_option("scenario", args->scenario_file, "Scenario TOML file")->check(CLI::ExistingFile);

@@ -18,8 +18,9 @@ struct SysinfoArgs {
 void run(const SysinfoArgs& a) {
   const nlohmann::json facts = runner::system_facts();
   std::optional<runner::Limits> limits = runner::cached_limits(facts);
-  if (!limits || a.refresh) {
-    std::fprintf(stderr, "measuring read bandwidth and FP32 peak (a few seconds)...\n");
+  // A cache from before the BF16/INT8 peaks were measured is measured again.
+  if (!limits || !limits->has_gemm_peaks() || a.refresh) {
+    std::fprintf(stderr, "measuring read bandwidth and FP32, BF16 and INT8 peaks (a few seconds)...\n");
     limits = runner::refresh_limits(facts);
   }
   const nlohmann::json f = runner::fingerprint(facts, limits);
@@ -41,10 +42,16 @@ void run(const SysinfoArgs& a) {
               f["build_type"].get<std::string>().c_str(), f["cxx_flags"].get<std::string>().c_str());
   std::printf("kernels:    oneDNN %s, GEMV %s\n", f["onednn"].get<std::string>().c_str(),
               f["gemv_isa"].get<std::string>().c_str());
-  std::printf("git commit: %s\n", f["git_commit"].get<std::string>().c_str());
+  std::printf("git commit: %s%s\n", f["git_commit"].get<std::string>().c_str(),
+              f.value("git_dirty", false) ? " (with uncommitted changes)" : "");
   std::printf("read:       %.1f GB/s (1 thread), %.1f GB/s (all)\n", limits->read_gb_s_1t, limits->read_gb_s_all);
-  std::printf("fp32 peak:  %.1f GFLOP/s (1 thread), %.1f GFLOP/s (all)  [%s]\n", limits->fp32_gflop_s_1t,
-              limits->fp32_gflop_s_all, limits->method.c_str());
+  std::printf("fp32 peak:  %.1f GFLOP/s (1 thread), %.1f GFLOP/s (all)\n", limits->fp32_gflop_s_1t,
+              limits->fp32_gflop_s_all);
+  std::printf("bf16 peak:  %.1f GFLOP/s (1 thread), %.1f GFLOP/s (all)\n", limits->bf16_gflop_s_1t,
+              limits->bf16_gflop_s_all);
+  std::printf("int8 peak:  %.1f GOP/s (1 thread), %.1f GOP/s (all)\n", limits->int8_gop_s_1t,
+              limits->int8_gop_s_all);
+  std::printf("measured:   %s\n", limits->method.c_str());
 }
 
 }  // namespace

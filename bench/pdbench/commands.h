@@ -5,6 +5,12 @@
 
 namespace pdbench::cli {
 
+// Thrown by a subcommand that has reported for itself and ends with another
+// status than 0 (success) or 1 (an error main reports).
+struct ExitStatus {
+  int code;
+};
+
 void register_generate(CLI::App& app);
 void register_tokenize(CLI::App& app);
 void register_explain(CLI::App& app);

@@ -1,5 +1,6 @@
 // pdbench: command-line entry point; each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -7,6 +8,9 @@
 #include "bench/pdbench/commands.h"
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
+  // the writers report, instead of the signal killing the process mid-file.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"pdbench: a CPU engine for llama-family models and a prefill/decode benchmark harness.\n"
                "Run 'pdbench SUBCOMMAND --help' for each subcommand's options."};
   app.require_subcommand(1);
@@ -34,6 +38,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const pdbench::cli::ExitStatus& e) {
+    return e.code;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "pdbench: error: %s\n", e.what());

@@ -13,7 +13,7 @@ namespace {
 
 bool is_numeric_axis(const std::string& axis) {
   return axis != "kv_type_k" && axis != "kv_type_v" && axis != "kv_cache" && axis != "weight_type" &&
-         axis != "sampling";
+         axis != "sampling" && axis != "prefix_sharing";
 }
 
 std::string integer(const nlohmann::json& value) {
@@ -32,7 +32,8 @@ std::string axis_label(const std::string& axis, const nlohmann::json& s) {
   if (axis == "kv_capacity") return "capacity " + integer(v);
   if (axis == "kv_cache") return "KV cache " + v.get<std::string>();
   if (axis == "weight_type") return "weights " + v.get<std::string>();
-  if (axis == "prefix_sharing") return "shared " + std::to_string(std::lround(v.get<double>() * 100)) + "%";
+  if (axis == "shared_prefix_tokens") return "shared prefix " + integer(v);
+  if (axis == "prefix_sharing") return "prefix sharing " + (v.is_string() ? v.get<std::string>() : v.dump());
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
@@ -41,7 +42,8 @@ std::string axis_label(const std::string& axis, const nlohmann::json& s) {
 const std::vector<std::string>& case_axes() {
   static const std::vector<std::string> kAxes{
       "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",    "kv_type_k",     "kv_type_v",
-      "kv_block",      "kv_capacity",   "kv_cache",      "weight_type", "sampling", "prefix_sharing"};
+      "kv_block",      "kv_capacity",   "kv_cache",      "weight_type", "sampling", "shared_prefix_tokens",
+      "prefix_sharing"};
   return kAxes;
 }
 
@@ -166,14 +168,18 @@ std::optional<runner::Limits> run_limits(const RunData& run) {
   if (run.meta.contains("fingerprint") && run.meta["fingerprint"].contains("limits"))
     limits = &run.meta["fingerprint"]["limits"];
   if (limits == nullptr || !limits->is_object()) return std::nullopt;
-  runner::Limits l;
-  l.read_gb_s_1t = limits->value("read_gb_s_1t", 0.0);
-  l.read_gb_s_all = limits->value("read_gb_s_all", 0.0);
-  l.fp32_gflop_s_1t = limits->value("fp32_gflop_s_1t", 0.0);
-  l.fp32_gflop_s_all = limits->value("fp32_gflop_s_all", 0.0);
-  l.method = limits->value("method", std::string());
+  const runner::Limits l = runner::limits_from_json(*limits);
   if (l.read_gb_s_all <= 0 || l.fp32_gflop_s_all <= 0) return std::nullopt;
   return l;
+}
+
+GemmPrecision weights_precision(const RunData& run, const std::string& weight_type) {
+  using P = nlohmann::json::json_pointer;
+  const P own("/models/" + weight_type + "/gemm_precision");
+  const P only("/model/gemm_precision");
+  const nlohmann::json& m = run.meta;
+  const nlohmann::json name = m.contains(own) ? m.at(own) : m.contains(only) ? m.at(only) : nlohmann::json();
+  return runner::parse_precision(name.is_string() ? name.get<std::string>() : "");
 }
 
 }  // namespace pdbench::report

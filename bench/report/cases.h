@@ -79,5 +79,9 @@ std::vector<StepMedian> step_medians(const runner::Table& steps);
 
 // The measured limits in meta.json's fingerprint; nullopt until measured.
 std::optional<runner::Limits> run_limits(const RunData& run);
+// The precision of the prefill GEMMs of the model a case's weight_type ran
+// (meta.json `models.TYPE` or `model`, `gemm_precision`): which compute roof
+// applies. F32 for results from before it was recorded.
+GemmPrecision weights_precision(const RunData& run, const std::string& weight_type);
 
 }  // namespace pdbench::report

@@ -430,11 +430,13 @@ Chart roofline_chart(const Context& ctx) {
   const std::string title = "Roofline: operators against this machine's limits";
   Chart chart{"roofline", "Where the time goes", title,
               "ops.csv: GFLOP and GB counted by the engine per operator (small points) and per whole phase (large), "
-              "median over repetitions, against the read bandwidth and FP32 peak measured by `pdbench sysinfo`; "
+              "median over repetitions, against the read bandwidth and the compute peak measured by `pdbench sysinfo` "
+              "for the precision the work runs in (weight matmuls and whole phases: the weights' GEMM precision, "
+              "FP32, BF16 or INT8; other operators: FP32); "
               "points above the bandwidth roof read their data from the caches, not DRAM.",
               nullptr, ""};
   json points = json::array();
-  std::set<std::string> thread_classes;  // "1 thread" / "all cores" roofs needed, per run
+  std::set<std::string> roofs_needed;  // run label, "1" or "all" threads, precision
   for (size_t r = 0; r < ctx.runs.size(); ++r) {
     const RunData& run = ctx.runs[r];
     const auto limits = run_limits(run);
@@ -454,9 +456,11 @@ Chart roofline_chart(const Context& ctx) {
       d["gb_s"] = t.gbyte / (t.ms / 1000);
       d["ms"] = t.ms;
       if (limits) {
-        d["peak_pct"] = 100 * d["gflop_s"].get<double>() / limits->fp32_gflop_s(static_cast<size_t>(threads));
+        const GemmPrecision precision = limits->roof_precision(
+            runner::op_compute_precision(op, weights_precision(run, d.value("weight_type", std::string("file")))));
+        d["peak_pct"] = 100 * d["gflop_s"].get<double>() / limits->peak_gflop_s(static_cast<size_t>(threads), precision);
         d["bandwidth_pct"] = 100 * d["gb_s"].get<double>() / limits->read_gb_s(static_cast<size_t>(threads));
-        thread_classes.insert(run.label + "\n" + (threads == 1 ? "1" : "all"));
+        roofs_needed.insert(run.label + "\n" + (threads == 1 ? "1" : "all") + "\n" + runner::precision_name(precision));
       }
       points.push_back(std::move(d));
     };
@@ -481,18 +485,22 @@ Chart roofline_chart(const Context& ctx) {
   for (const auto& run : ctx.runs) {
     const auto limits = run_limits(run);
     if (!limits) continue;
-    for (const bool one : {true, false}) {
-      if (!thread_classes.contains(run.label + "\n" + (one ? "1" : "all"))) continue;
-      const double bw = one ? limits->read_gb_s_1t : limits->read_gb_s_all;
-      const double peak = one ? limits->fp32_gflop_s_1t : limits->fp32_gflop_s_all;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%s: %.1f GB/s, %.1f GFLOP/s", one ? "1 thread" : "all cores", bw, peak);
-      const std::string name = buf;
-      if (!roof_names.insert(name).second) continue;  // same machine: draw its roofs once
-      x_lo = std::min(x_lo, peak / bw), x_hi = std::max(x_hi, peak / bw);
-      y_hi = std::max(y_hi, peak);
-      roofs.push_back(json{{"roof", name}, {"intensity", peak / bw}, {"gflop_s", peak}});
-    }
+    for (const bool one : {true, false})
+      for (const GemmPrecision precision : {GemmPrecision::F32, GemmPrecision::BF16, GemmPrecision::Int8}) {
+        if (!roofs_needed.contains(run.label + "\n" + (one ? "1" : "all") + "\n" + runner::precision_name(precision)))
+          continue;
+        const double bw = limits->read_gb_s(one ? 1 : 0);
+        const double peak = limits->peak_gflop_s(one ? 1 : 0, precision);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s, %s: %.1f GB/s, %.1f %s", one ? "1 thread" : "all cores",
+                      runner::precision_name(precision).c_str(), bw, peak,
+                      precision == GemmPrecision::Int8 ? "GOP/s" : "GFLOP/s");
+        const std::string name = buf;
+        if (!roof_names.insert(name).second) continue;  // same machine: draw its roofs once
+        x_lo = std::min(x_lo, peak / bw), x_hi = std::max(x_hi, peak / bw);
+        y_hi = std::max(y_hi, peak);
+        roofs.push_back(json{{"roof", name}, {"intensity", peak / bw}, {"gflop_s", peak}});
+      }
   }
   x_lo /= 4, x_hi *= 4, y_lo /= 4, y_hi *= 2;
   // Each roof: bandwidth-bound slope up to its ridge point, then flat.
@@ -519,7 +527,7 @@ Chart roofline_chart(const Context& ctx) {
                 {"legend", {{"orient", "right"}}}}},
       {"tooltip", tooltip(ctx, {{{"field", "phase"}, {"title", "phase"}}, {{"field", "op"}, {"title", "operator"}},
                                 value_field("intensity", "FLOP/byte"), value_field("gflop_s", "GFLOP/s"),
-                                value_field("gb_s", "GB/s"), value_field("peak_pct", "% of FP32 peak"),
+                                value_field("gb_s", "GB/s"), value_field("peak_pct", "% of compute peak"),
                                 value_field("bandwidth_pct", "% of read bandwidth"), value_field("ms", "time (ms)")})}};
   if (ctx.multi_run) point_enc["shape"] = {{"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"legend", {{"orient", "right"}}}};
   spec["layer"] = json::array();

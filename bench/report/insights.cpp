@@ -28,6 +28,15 @@ struct Case {
   nlohmann::json settings;
 };
 
+// The precision of the weights' GEMMs in this case: its compute roof.
+GemmPrecision case_precision(const RunData& run, const Case& c) {
+  return weights_precision(run, c.settings.value("weight_type", std::string("file")));
+}
+
+std::string peak_name(GemmPrecision precision) {
+  return precision == GemmPrecision::BF16 ? "BF16" : precision == GemmPrecision::Int8 ? "INT8" : "FP32";
+}
+
 std::vector<Case> cases_of(const RunData& run) {
   std::vector<Case> out;
   for (const auto& row : run.summary.rows) out.push_back({&row, case_settings(run.summary, row)});
@@ -99,17 +108,19 @@ std::string count(double value) {
 
 // How close a phase (or part of one) comes to the two roofs, and what that
 // makes it: "it moves 1.2 GB/s, 17% of ...: overhead-bound ...".
-std::string bound_clause(const RunData& run, const PhaseTotals& t, long threads) {
+std::string bound_clause(const RunData& run, const Case& c, const PhaseTotals& t) {
   const auto limits = run_limits(run);
+  const auto threads = static_cast<size_t>(axis(c, "threads"));
   const double gb_s = t.gbyte / (t.ms / 1000), gflop_s = t.gflop / (t.ms / 1000);
   if (!limits)
     return "it moves " + readable(gb_s) + " GB/s at " + readable(gflop_s) +
            " GFLOP/s (meta.json has no measured limits: run `pdbench sysinfo` to compare them with this machine's roofs)";
-  const double bw = limits->read_gb_s(static_cast<size_t>(threads)), peak = limits->fp32_gflop_s(static_cast<size_t>(threads));
+  const GemmPrecision roof = limits->roof_precision(case_precision(run, c));
+  const double bw = limits->read_gb_s(threads), peak = limits->peak_gflop_s(threads, roof);
   const double bw_frac = gb_s / bw, flop_frac = gflop_s / peak;
   std::string s = "it moves " + readable(gb_s) + " GB/s, " + pct(bw_frac) + " of the measured " + readable(bw) +
                   " GB/s memory read bandwidth, at " + readable(gflop_s) + " GFLOP/s, " + pct(flop_frac) +
-                  " of the FP32 peak: ";
+                  " of the " + peak_name(roof) + " peak: ";
   const double weights = run.meta.contains("model") ? run.meta["model"].value("weights_bytes", 0.0) : 0.0;
   const auto cache = largest_cache(run);
   const bool cached = weights > 0 && cache && weights <= cache->first;
@@ -139,7 +150,7 @@ void prefill_sentences(const RunData& run, const std::vector<Case>& cases, const
   const PhaseTotals whole = phase_totals(ops, id, "prefill", [](const OpMedian&) { return true; });
   std::string text = "Prefill (" + describe(*c) + ") runs at " + readable(metric(run, *c, "prefill_median_tok_s")) +
                      " tokens/s";
-  if (whole.ms > 0) text += "; " + bound_clause(run, whole, threads);
+  if (whole.ms > 0) text += "; " + bound_clause(run, *c, whole);
   const double ttft = metric(run, *c, "ttft_median_ms");
   if (ttft > 0)
     text += ". TTFT is " + readable(ttft) + " ms, " + pct(metric(run, *c, "prefill_median_ms") / ttft) +
@@ -155,7 +166,8 @@ void prefill_sentences(const RunData& run, const std::vector<Case>& cases, const
   std::string parts;
   if (matmul.ms > 0) {
     const double gflop_s = matmul.gflop / (matmul.ms / 1000);
-    const double of_peak = limits ? gflop_s / limits->fp32_gflop_s(static_cast<size_t>(threads)) : 0;
+    const double peak = limits ? limits->peak_gflop_s(static_cast<size_t>(threads), case_precision(run, *c)) : 0;
+    const double of_peak = peak > 0 ? gflop_s / peak : 0;
     parts = "Prefill matmuls reach " + readable(gflop_s) + " GFLOP/s" +
             (limits ? " (" + pct(of_peak) + " of peak" + (of_peak > 1 ? ", so the measured peak under-reads" : "") + ")"
                     : "") +
@@ -193,7 +205,7 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
   const PhaseTotals whole = phase_totals(ops, id, "decode", [](const OpMedian&) { return true; });
   std::string text = "Decode (" + describe(*c) + ") takes " + readable(metric(run, *c, "itl_median_ms")) +
                      " ms per token (" + readable(metric(run, *c, "decode_median_tok_s")) + " tokens/s)";
-  if (whole.ms > 0) text += "; " + bound_clause(run, whole, threads);
+  if (whole.ms > 0) text += "; " + bound_clause(run, *c, whole);
   out.push_back({"Decode", run.label, text + "."});
 
   // Step time against context over the cases that differ from it only in

@@ -18,7 +18,7 @@ std::string text(const nlohmann::json& j, const nlohmann::json::json_pointer& at
 }
 
 std::string rate(const nlohmann::json& limits, const char* one, const char* all, const char* unit) {
-  if (!limits.is_object()) return "not measured (run pdbench sysinfo)";
+  if (!limits.is_object() || !limits.contains(one)) return "not measured (run pdbench sysinfo)";
   return readable(limits.value(one, 0.0)) + " " + unit + " (1 thread), " + readable(limits.value(all, 0.0)) + " " + unit +
          " (all cores)";
 }
@@ -69,6 +69,12 @@ TextTable fingerprint_table(const std::vector<RunData>& runs) {
        }},
       {"FP32 peak", [](const nlohmann::json& fp) {
          return rate(fp.value("limits", nlohmann::json()), "fp32_gflop_s_1t", "fp32_gflop_s_all", "GFLOP/s");
+       }},
+      {"BF16 GEMM peak", [](const nlohmann::json& fp) {
+         return rate(fp.value("limits", nlohmann::json()), "bf16_gflop_s_1t", "bf16_gflop_s_all", "GFLOP/s");
+       }},
+      {"INT8 GEMM peak", [](const nlohmann::json& fp) {
+         return rate(fp.value("limits", nlohmann::json()), "int8_gop_s_1t", "int8_gop_s_all", "GOP/s");
        }},
       {"kernel", [](const nlohmann::json& fp) { return text(fp, P("/kernel")); }},
       {"transparent huge pages", [](const nlohmann::json& fp) { return text(fp, P("/transparent_hugepages")); }},

@@ -30,12 +30,12 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
 
 }  // namespace
 
-RunResult run_once(const PreparedCase& c) {
+RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token) {
   omp_set_num_threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
   Generator& generator = *c.generator;
   GenerateRequest request;
-  request.prompt = c.prompt.text;
-  request.prompt_ids = c.prompt.ids;
+  request.prompt = c.prompt(run).text;
+  request.prompt_ids = c.prompt(run).ids;
   request.context_ids = c.context;
   request.max_new_tokens = c.spec.output_tokens;
   request.sampling = c.sampling;
@@ -45,7 +45,9 @@ RunResult run_once(const PreparedCase& c) {
   std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step
   size_t kv_used = 0;
   const GenerationResult g = generator.generate(request, {}, [&](const StepTrace& t) {
+    if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
     if (t.step > 0) forwards.emplace_back(t.kv_length, t.forward_ms);
+    if (t.step == 0 && first_token) first_token();
     kv_used = t.kv_bytes_used;
     // Called between tokens inside the timed loop: the delay lands in the next
     // step's gap (never after the last token, nor in TTFT). A busy wait, like
@@ -59,6 +61,7 @@ RunResult run_once(const PreparedCase& c) {
   });
   r.timings = g.timings;
   r.generated = g.ids.size();
+  r.prefix_hit_tokens = g.prefix_hit_tokens;
   for (size_t i = 0; i < r.timings.step_ms.size() && i < forwards.size(); ++i)
     r.steps.push_back({i + 1, forwards[i].first, r.timings.step_ms[i], forwards[i].second});
   r.prefill = generator.prefill_profile();
@@ -72,7 +75,7 @@ WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tol
   WarmUp w;
   std::vector<double> e2e;
   while (w.runs < max_runs) {
-    e2e.push_back(run_once(c).timings.e2e_ms);
+    e2e.push_back(run_once(c, RunNumbers{max_runs}.warmup(w.runs)).timings.e2e_ms);
     ++w.runs;
     if (e2e.size() >= window) {
       const std::vector<double> last(e2e.end() - static_cast<std::ptrdiff_t>(window), e2e.end());
@@ -85,6 +88,18 @@ WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tol
     }
   }
   return w;
+}
+
+MemoryPeaks probe_memory(const PreparedCase& c, RssHighWater& rss, size_t run) {
+  MemoryPeaks peaks;
+  if (c.spec.batch > 1) return peaks;
+  rss.reset();
+  run_once(c, run, [&] {
+    peaks.prefill_kib = rss.peak_kib();
+    rss.reset();
+  });
+  peaks.decode_kib = rss.peak_kib();
+  return peaks;
 }
 
 }  // namespace pdbench::runner

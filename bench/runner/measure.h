@@ -1,10 +1,15 @@
 #pragma once
-// One timed run of a case, and warm-up until a case's times are stable.
+// One timed run of a case, warm-up until a case's times are stable, and an
+// untimed run that measures peak memory per phase.
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/runner/prompts.h"
+#include "bench/runner/rss_high_water.h"
 #include "bench/runner/sweep.h"
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/engine.h"
@@ -16,7 +21,9 @@ namespace pdbench::runner {
 // A case ready to run: its inputs are made once, outside any timing.
 struct PreparedCase {
   Case spec;
-  PromptInput prompt;
+  // The prompt of each run, by run number (RunNumbers); a single one when
+  // every run repeats it (no shared_prefix_tokens).
+  std::vector<PromptInput> prompts;
   std::vector<int32_t> context;  // filler run before the prompt, untimed
   SamplingParams sampling;
   size_t capacity = 0;           // KV capacity in tokens
@@ -25,7 +32,23 @@ struct PreparedCase {
   std::shared_ptr<Generator> generator;
   // batch > 1: that many copies of the request through continuous batching.
   std::shared_ptr<BatchGenerator> batcher;
+  // Set (to a signal number) when the run must stop: a run in progress is
+  // abandoned at its next token (RunInterrupted).
+  const std::atomic<int>* stop = nullptr;
   size_t decode_delay_us = 0;    // test-only: a busy wait inside each timed decode step (a slowed build)
+
+  const PromptInput& prompt(size_t run) const { return prompts[prompts.size() == 1 ? 0 : run]; }
+};
+
+// Run numbers of one case, which pick its prompt: warm-up runs first, then
+// the memory probe, then the repetitions; so consecutive runs differ and a
+// repetition gets the same prompt in every session (--resume).
+struct RunNumbers {
+  size_t warmup_max = 0;
+  size_t warmup(size_t k) const { return k; }
+  size_t probe() const { return warmup_max; }
+  size_t repetition(size_t rep) const { return warmup_max + 1 + rep; }
+  size_t count(size_t repetitions) const { return repetition(repetitions); }
 };
 
 struct StepPoint {
@@ -38,6 +61,7 @@ struct StepPoint {
 struct RunResult {
   Timings timings;
   size_t generated = 0;
+  size_t prefix_hit_tokens = 0;  // prompt tokens whose K/V came from the cache
   std::vector<StepPoint> steps;
   OpProfile prefill;
   OpProfile decode;
@@ -45,7 +69,16 @@ struct RunResult {
   size_t kv_bytes_used = 0;
 };
 
-RunResult run_once(const PreparedCase& c);
+// Out of run_once when a stop was requested mid-run: the run is abandoned.
+class RunInterrupted : public std::runtime_error {
+ public:
+  RunInterrupted() : std::runtime_error("run interrupted") {}
+};
+
+// `first_token`, when given, runs once the first token is out (the end of
+// prefill); its time lands in the first decode step's gap, so only untimed
+// runs pass one. Throws RunInterrupted when c.stop is set mid-run.
+RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token = {});
 
 struct WarmUp {
   size_t runs = 0;
@@ -55,5 +88,14 @@ struct WarmUp {
 // Runs the case until the last `window` E2E times are within tolerance_pct
 // of their median, or max_runs runs.
 WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tolerance_pct);
+
+// Peak resident memory, KiB, from the run's start to its first token
+// (tokenize + prefill + first sampling) and from there to its end. Zero for
+// a batch, whose requests prefill and decode in the same steps.
+struct MemoryPeaks {
+  long prefill_kib = 0;
+  long decode_kib = 0;
+};
+MemoryPeaks probe_memory(const PreparedCase& c, RssHighWater& rss, size_t run);
 
 }  // namespace pdbench::runner

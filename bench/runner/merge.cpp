@@ -1,6 +1,7 @@
 #include "bench/runner/merge.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -24,13 +25,27 @@ nlohmann::json read_meta(const std::string& dir) {
   return meta;
 }
 
+// A sort key cell: a count, as pdbench writes them. Anything else is a
+// damaged file and an Error (std::stod threw std::invalid_argument here;
+// found by fuzzing).
+size_t count_cell(const Table& t, const std::vector<std::string>& row, size_t column) {
+  const std::string& cell = row[column];
+  size_t v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (ec != std::errc{} || end != cell.data() + cell.size())
+    throw Error("merge: column '" + t.columns[column] + "' holds '" + cell + "', not a count");
+  return v;
+}
+
 // Rows in case order, then repetition (then step), whatever shard they came from.
 void sort_rows(Table& t, const std::vector<std::string>& keys) {
   std::vector<size_t> cols;
   for (const auto& k : keys) cols.push_back(t.column(k));
+  for (const auto& row : t.rows)
+    for (size_t c : cols) count_cell(t, row, c);  // checked before sorting, so the comparator never throws
   std::stable_sort(t.rows.begin(), t.rows.end(), [&](const auto& a, const auto& b) {
     for (size_t c : cols) {
-      const double x = std::stod(a[c]), y = std::stod(b[c]);
+      const size_t x = count_cell(t, a, c), y = count_cell(t, b, c);
       if (x != y) return x < y;
     }
     return false;

@@ -66,6 +66,15 @@ PromptInput PromptMaker::prompt(size_t n_tokens) const {
   return {"", std::move(ids)};
 }
 
+PromptInput PromptMaker::prompt_variant(size_t n_tokens, size_t shared, size_t variant) const {
+  std::vector<int32_t> ids = stream(shared);
+  // Each variant's rest is the next window of the stream after the prefix.
+  const size_t rest = n_tokens - shared;
+  const size_t start = shared - (tokenizer_.bos() >= 0 && shared > 0 ? 1 : 0) + variant * rest;
+  for (size_t i = 0; i < rest; ++i) ids.push_back(stream_[(start + i) % stream_.size()]);
+  return {"", std::move(ids)};
+}
+
 std::vector<int32_t> PromptMaker::context(size_t n_tokens) const { return n_tokens == 0 ? std::vector<int32_t>{} : stream(n_tokens); }
 
 }  // namespace pdbench::runner

@@ -24,6 +24,11 @@ class PromptMaker {
   PromptMaker(const Scenario& scenario, const Tokenizer& tokenizer, const std::string& default_corpus);
 
   PromptInput prompt(size_t n_tokens) const;               // BOS first
+  // n_tokens whose first `shared` >= 1 (BOS first) are the same in every variant
+  // and whose rest differs from one variant to the next: a fixed system
+  // prompt before each run's own request. Given as ids, so the shared part
+  // is exactly those tokens.
+  PromptInput prompt_variant(size_t n_tokens, size_t shared, size_t variant) const;
   std::vector<int32_t> context(size_t n_tokens) const;     // BOS first; empty for 0
 
  private:

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
+#include <string_view>
 
 #include "bench/runner/stats.h"
 #include "engine/util/error.h"
@@ -17,7 +20,11 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kCaseColumns = {
     "case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",
     "kv_type_k",  "kv_type_v", "kv_block",    "kv_capacity",   "kv_cache",      "weight_type", "sampling",
-    "prefix_sharing", "trace_row", "arrival"};
+    "shared_prefix_tokens", "prefix_sharing", "trace_row", "arrival"};
+
+// The files a run writes; a temporary one is FILE.tmp.XXXXXX (AtomicFile).
+const std::vector<std::string> kResultFiles = {"samples.csv", "steps.csv", "ops.csv", "summary.csv", "meta.json"};
+constexpr size_t kTempSuffixLength = std::string_view(".tmp.XXXXXX").size();
 
 // Metrics summarized per case: (column prefix, samples column or "" for the
 // pooled step times).
@@ -31,6 +38,9 @@ std::string num(double v) {
   return buf;
 }
 
+// A memory reading, empty when there is none (0).
+std::string kib(long value) { return value > 0 ? std::to_string(value) : std::string(); }
+
 std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
@@ -40,7 +50,8 @@ std::vector<std::string> case_cells(const Case& c) {
   return {std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
           std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
           c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
-          c.sampling, num(c.prefix_sharing), std::to_string(c.trace_row), c.arrival};
+          c.sampling, std::to_string(c.shared_prefix_tokens), c.prefix_sharing, std::to_string(c.trace_row),
+          c.arrival};
 }
 
 double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {
@@ -52,6 +63,19 @@ double cell_number(const Table& t, const std::vector<std::string>& row, const st
   }
 }
 
+// (case_id, rep): one run's rows in every file.
+std::pair<std::string, std::string> run_key(const Table& t, const std::vector<std::string>& row) {
+  return {row[t.column("case_id")], row[t.column("rep")]};
+}
+
+// The largest number in a column over some rows, or empty when all are empty.
+std::string largest(const Table& t, const std::vector<const std::vector<std::string>*>& rows, const std::string& column) {
+  std::optional<double> most;
+  for (const auto* r : rows)
+    if (!(*r)[t.column(column)].empty()) most = std::max(most.value_or(0.0), cell_number(t, *r, column));
+  return most ? num(*most) : std::string();
+}
+
 void require_columns(const Table& t, const std::vector<std::string>& expected, const std::string& path) {
   if (t.columns != expected)
     fail_file(path, "columns differ from this pdbench version's (written by another version?); use a new folder");
@@ -61,10 +85,10 @@ void require_columns(const Table& t, const std::vector<std::string>& expected, c
 
 const std::vector<std::string>& samples_columns() {
   static const auto columns =
-      with(kCaseColumns, {"rep", "warmup_runs", "warmup_stable", "prompt_input", "generated_tokens", "tokenize_ms",
-                          "prefill_ms", "ttft_ms", "decode_ms", "e2e_ms", "tpot_ms", "itl_median_ms",
-                          "prefill_tok_s", "kv_bytes_allocated", "kv_bytes_used", "weights_bytes",
-                          "peak_rss_kib"});
+      with(kCaseColumns, {"rep", "warmup_runs", "warmup_stable", "prompt_input", "prefix_hit_tokens",
+                          "generated_tokens", "tokenize_ms", "prefill_ms", "ttft_ms", "decode_ms", "e2e_ms",
+                          "tpot_ms", "itl_median_ms", "prefill_tok_s", "kv_bytes_allocated", "kv_bytes_used",
+                          "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"});
   return columns;
 }
 
@@ -83,13 +107,14 @@ const std::vector<std::string>& ops_columns() {
 
 const std::vector<std::string>& summary_columns() {
   static const auto columns = [] {
-    auto c = with(kCaseColumns, {"samples", "warmup_runs", "warmup_stable", "prompt_input"});
+    auto c = with(kCaseColumns, {"samples", "warmup_runs", "warmup_stable", "prompt_input", "prefix_hit_tokens"});
     for (const auto& [metric, source] : kTimeMetrics)
       for (const char* stat : {"median_ms", "mean_ms", "stddev_ms", "cv_pct", "p50_ms", "p90_ms", "p99_ms",
                                "ci95_lo_ms", "ci95_hi_ms"})
         c.push_back(metric + "_" + stat);
     return with(c, {"prefill_median_tok_s", "decode_median_tok_s", "decode_aggregate_median_tok_s",
-                    "kv_bytes_allocated", "kv_bytes_used", "weights_bytes", "peak_rss_kib"});
+                    "kv_bytes_allocated", "kv_bytes_used", "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib",
+                    "rss_decode_peak_kib"});
   }();
   return columns;
 }
@@ -107,6 +132,13 @@ Results load_results(const std::string& dir) {
     *table = read_csv(path);
     require_columns(*table, expected, path);
   }
+  // samples.csv is written last (write_results), so a process killed between
+  // files can leave steps and ops of runs it does not list: drop them, the
+  // runs are measured again.
+  std::set<std::pair<std::string, std::string>> runs;
+  for (const auto& row : r.samples.rows) runs.insert(run_key(r.samples, row));
+  for (Table* t : {&r.steps, &r.ops})
+    std::erase_if(t->rows, [&](const auto& row) { return !runs.contains(run_key(*t, row)); });
   return r;
 }
 
@@ -119,12 +151,14 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
   results.samples.rows.push_back(with(
       case_cells(c.spec),
       {std::to_string(rep), std::to_string(warmup.runs), warmup.stable ? "1" : "0",
-       c.prompt.is_text() ? "text" : "ids", std::to_string(run.generated), num(t.tokenize_ms), num(t.prefill_ms),
+       c.prompts.front().is_text() ? "text" : "ids", std::to_string(run.prefix_hit_tokens),
+       std::to_string(run.generated), num(t.tokenize_ms), num(t.prefill_ms),
        num(t.ttft_ms), num(t.decode_ms), num(t.e2e_ms),
        run.generated > 1 ? num(t.decode_ms / static_cast<double>(run.generated - 1)) : "",
        step_ms.empty() ? "" : num(median(step_ms)), t.prefill_ms > 0 ? num(1000.0 * prompt / t.prefill_ms) : "",
        std::to_string(run.kv_bytes_allocated), std::to_string(run.kv_bytes_used),
-       std::to_string(context.weights_bytes), std::to_string(context.peak_rss_kib)}));
+       std::to_string(context.weights_bytes), std::to_string(context.peak_rss_kib), kib(context.memory.prefill_kib),
+       kib(context.memory.decode_kib)}));
   const std::string index = std::to_string(c.spec.index);
   for (const StepPoint& s : run.steps)
     results.steps.rows.push_back({index, c.spec.id, std::to_string(rep), std::to_string(s.step),
@@ -139,10 +173,12 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
       const auto fraction = [&](double achieved, double limit) {
         return context.limits && limit > 0 && achieved > 0 ? num(achieved / limit) : std::string();
       };
+      const std::string_view op = op_name(static_cast<Op>(i));
+      const GemmPrecision precision = op_compute_precision(op, context.weights_precision);
       results.ops.rows.push_back(
-          {index, c.spec.id, std::to_string(rep), phase, std::string(op_name(static_cast<Op>(i))),
-           std::to_string(s.calls), num(ms), num(s.flops / 1e9), num(s.bytes / 1e9), num(gflop_s), num(gb_s),
-           fraction(gflop_s, context.limits ? context.limits->fp32_gflop_s(c.spec.threads) : 0),
+          {index, c.spec.id, std::to_string(rep), phase, std::string(op), std::to_string(s.calls), num(ms),
+           num(s.flops / 1e9), num(s.bytes / 1e9), num(gflop_s), num(gb_s),
+           fraction(gflop_s, context.limits ? context.limits->peak_gflop_s(c.spec.threads, precision) : 0),
            fraction(gb_s, context.limits ? context.limits->read_gb_s(c.spec.threads) : 0)});
     }
 }
@@ -167,14 +203,14 @@ Table summary_table(const Table& samples, const Table& steps) {
     for (const auto& col : kCaseColumns) row.push_back(first[samples.column(col)]);
     double warmup_runs = 0;
     bool stable = true;
-    double peak_rss = 0;
+    std::vector<double> hits;
     for (const auto* r : g.rows) {
       warmup_runs = std::max(warmup_runs, cell_number(samples, *r, "warmup_runs"));
       stable = stable && (*r)[samples.column("warmup_stable")] == "1";
-      peak_rss = std::max(peak_rss, cell_number(samples, *r, "peak_rss_kib"));
+      hits.push_back(cell_number(samples, *r, "prefix_hit_tokens"));
     }
     row.insert(row.end(), {std::to_string(g.rows.size()), num(warmup_runs), stable ? "1" : "0",
-                           first[samples.column("prompt_input")]});
+                           first[samples.column("prompt_input")], num(median(hits))});
     std::map<std::string, double> medians;
     for (const auto& [metric, source] : kTimeMetrics) {
       std::vector<double> values = source.empty() ? g.itl : std::vector<double>{};
@@ -202,17 +238,32 @@ Table summary_table(const Table& samples, const Table& steps) {
     row.push_back(rate("itl", batch));
     for (const char* col : {"kv_bytes_allocated", "kv_bytes_used", "weights_bytes"})
       row.push_back(first[samples.column(col)]);
-    row.push_back(num(peak_rss));
+    for (const char* col : {"peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"})
+      row.push_back(largest(samples, g.rows, col));
     out.rows.push_back(std::move(row));
   }
   return out;
 }
 
 void write_results(const std::string& dir, const Results& results) {
-  write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
+  // samples.csv after the files it indexes: a run it lists has its steps and ops.
   write_csv((fs::path(dir) / "steps.csv").string(), results.steps);
   write_csv((fs::path(dir) / "ops.csv").string(), results.ops);
+  write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
   write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps));
+}
+
+void remove_stale_temporaries(const std::string& dir) {
+  std::vector<fs::path> stale;  // listed first: removing while iterating is unspecified
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::any_of(kResultFiles.begin(), kResultFiles.end(), [&](const std::string& file) {
+          return name.size() == file.size() + kTempSuffixLength && name.starts_with(file + ".tmp.");
+        }))
+      stale.push_back(entry.path());
+  }
+  for (const fs::path& path : stale) fs::remove(path, ec);
 }
 
 bool has_sample(const Table& samples, const std::string& case_id, size_t rep) {

@@ -33,7 +33,9 @@ Results load_results(const std::string& dir);
 
 struct RunContext {
   size_t weights_bytes = 0;
+  GemmPrecision weights_precision = GemmPrecision::F32;  // picks the compute roof of the weight matmuls
   long peak_rss_kib = 0;
+  MemoryPeaks memory;  // this case's probe (probe_memory)
   std::optional<Limits> limits;
 };
 void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmUp& warmup, const RunResult& run,
@@ -42,8 +44,12 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
 // Statistics per case from the raw samples and steps, ordered by case_index.
 Table summary_table(const Table& samples, const Table& steps);
 
-// Writes the four CSV files atomically.
+// Writes the four CSV files, each atomically, samples.csv after steps.csv
+// and ops.csv.
 void write_results(const std::string& dir, const Results& results);
+// Deletes the temporary files (NAME.tmp.XXXXXX) of results files that a
+// process killed while writing left in dir.
+void remove_stale_temporaries(const std::string& dir);
 
 // (case_id, rep) pairs already in the samples.
 bool has_sample(const Table& samples, const std::string& case_id, size_t rep);

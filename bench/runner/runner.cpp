@@ -1,6 +1,5 @@
 #include "bench/runner/runner.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,11 +43,22 @@ std::shared_ptr<Generator> generator_for(const std::string& model_file, const En
   o.v_type = parse_kv_type(c.kv_type_v);
   if (c.kv_block > 0) o.block_tokens = c.kv_block;
   o.kv_cache = c.kv_cache == "on";
+  o.prefix_sharing = c.prefix_sharing == "on";
+  // A sharing case has its own: the prefix it reuses is its previous run's.
   const std::string key = model_file + "/" + c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(o.block_tokens) + "/" +
-                          std::to_string(capacity) + "/" + c.kv_cache + "/" + std::to_string(c.context_depth);
+                          std::to_string(capacity) + "/" + c.kv_cache + "/" + std::to_string(c.context_depth) +
+                          (o.prefix_sharing ? "/" + c.id : "");
   auto& g = made[key];
   if (!g) g = std::make_shared<Generator>(engine, o);
   return g;
+}
+
+// The precision of the model's prefill GEMMs, as the fast pass stacks its
+// layers' matrices (onednn_gemm.h): the compute roof its matmuls meet.
+GemmPrecision weights_precision(const Model& model) {
+  const LayerWeights& layer = model.weights().layers.front();
+  const MatrixView qkv[] = {layer.wq, layer.wk, layer.wv};
+  return gemm_precision(qkv);
 }
 
 nlohmann::json model_json(const Scenario& s, const std::string& weight_type, const std::string& file,
@@ -58,6 +68,7 @@ nlohmann::json model_json(const Scenario& s, const std::string& weight_type, con
                       {"sha256", sha256_file(file)},
                       {"file_bytes", fs::file_size(file)},
                       {"weights_bytes", engine.model().weight_bytes()},
+                      {"gemm_precision", precision_name(weights_precision(engine.model()))},
                       {"architecture", architecture_name(config.arch)},
                       {"layers", config.n_layers},
                       {"dim", config.dim},
@@ -70,10 +81,11 @@ nlohmann::json model_json(const Scenario& s, const std::string& weight_type, con
   return j;
 }
 
-long peak_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;  // KiB on Linux
+// Every repetition of the case is in the samples.
+bool complete_case(const Table& samples, const std::string& case_id, size_t repetitions) {
+  for (size_t rep = 0; rep < repetitions; ++rep)
+    if (!has_sample(samples, case_id, rep)) return false;
+  return true;
 }
 
 std::string format_duration(double seconds) {
@@ -129,6 +141,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   const std::vector<Case> cases = select_shard(expand(scenario), options.shard);
   const fs::path dir = options.out_dir;
   fs::create_directories(dir);
+  remove_stale_temporaries(dir.string());
   const std::string scenario_hash = sha256_hex(scenario.text);
   const fs::path meta_path = dir / "meta.json";
 
@@ -166,13 +179,18 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   // model's trained context can be far more memory than any case uses).
   size_t longest = 0;
   for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
+  const RunNumbers numbers{scenario.warmup_max};
   for (const Case& c : cases) {
     const std::string& file = file_of.at(c.weight_type);
     const LoadedModel& m = models.at(file);
-    PreparedCase p{c, m.prompts->prompt(c.prompt_tokens), m.prompts->context(c.context_depth),
-                   scenario.strategies.at(c.sampling),
+    PreparedCase p{c, {}, m.prompts->context(c.context_depth), scenario.strategies.at(c.sampling),
                    c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
-                   nullptr, nullptr, options.decode_delay_us};
+                   nullptr, nullptr, options.stop, options.decode_delay_us};
+    if (c.shared_prefix_tokens == 0)
+      p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
+    else
+      for (size_t run = 0; run < numbers.count(scenario.repetitions); ++run)
+        p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, run));
     p.generator = generator_for(file, m.engine, c, p.capacity, generators);
     if (c.batch > 1) {
       GeneratorOptions o;
@@ -219,6 +237,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     meta["started_at"] = previous["started_at"];
     meta["resumed_at"] = utc_now();
   }
+  RssHighWater rss;
+  meta["rss_high_water_reset"] = rss.resettable();
   const auto write_meta = [&] { write_file_atomic(meta_path.string(), meta.dump(2) + "\n"); };
   write_meta();
 
@@ -240,42 +260,55 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   if (report.runs_reused > 0)
     progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + dir.string());
 
+  // A stop request ends the session between runs, or abandons the run in
+  // progress (RunInterrupted): only finished runs reach the files.
+  const auto stopped = [&] { return options.stop != nullptr && options.stop->load() != 0; };
   std::vector<WarmUp> warmups(prepared.size());
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    if (pending[i].empty()) continue;
-    warmups[i] = warm_up(prepared[i], scenario.warmup_max, scenario.warmup_window,
-                         scenario.warmup_tolerance_pct);
-    progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
-                  (warmups[i].stable ? "stable" : "not stable"));
-  }
-
-  RunContext context{0, 0, limits};
+  std::vector<MemoryPeaks> memory(prepared.size());
+  RunContext context{0, GemmPrecision::F32, 0, {}, limits};
   // Each flush fsyncs four files, which can cost more than a small run: flush
   // at most every kFlushSeconds and whenever a case completes, so an
   // interruption loses at most that much work.
   constexpr double kFlushSeconds = 2.0;
   auto last_flush = Clock::now();
-  for (size_t round = 0; round < scenario.repetitions && report.runs < budget; ++round)
-    for (size_t i = 0; i < prepared.size() && report.runs < budget; ++i) {
-      if (round >= pending[i].size()) continue;
-      const size_t rep = pending[i][round];
-      const RunResult run = run_once(prepared[i]);
-      context.weights_bytes = engine_of[i]->model().weight_bytes();
-      context.peak_rss_kib = peak_rss_kib();
-      append_run(results, prepared[i], rep, warmups[i], run, context);
-      ++report.runs;
-      const bool case_done = rep + 1 == scenario.repetitions || report.runs == budget;
-      if (case_done || std::chrono::duration<double>(Clock::now() - last_flush).count() >= kFlushSeconds) {
-        write_results(dir.string(), results);
-        last_flush = Clock::now();
-      }
-      char what[160];
-      std::snprintf(what, sizeof what, "%s rep %zu/%zu: TTFT %.3f ms, E2E %.3f ms", prepared[i].spec.id.c_str(),
-                    rep + 1, scenario.repetitions, run.timings.ttft_ms, run.timings.e2e_ms);
-      progress.run_done(what);
+  try {
+    for (size_t i = 0; i < prepared.size() && !stopped(); ++i) {
+      if (pending[i].empty()) continue;
+      warmups[i] = warm_up(prepared[i], scenario.warmup_max, scenario.warmup_window,
+                           scenario.warmup_tolerance_pct);
+      memory[i] = probe_memory(prepared[i], rss, numbers.probe());
+      progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
+                    (warmups[i].stable ? "stable" : "not stable"));
     }
+    for (size_t round = 0; round < scenario.repetitions && report.runs < budget && !stopped(); ++round)
+      for (size_t i = 0; i < prepared.size() && report.runs < budget && !stopped(); ++i) {
+        if (round >= pending[i].size()) continue;
+        const size_t rep = pending[i][round];
+        const RunResult run = run_once(prepared[i], numbers.repetition(rep));
+        context.weights_bytes = engine_of[i]->model().weight_bytes();
+        context.weights_precision = weights_precision(engine_of[i]->model());
+        context.peak_rss_kib = rss.process_peak_kib();
+        context.memory = memory[i];
+        append_run(results, prepared[i], rep, warmups[i], run, context);
+        ++report.runs;
+        const bool case_done = rep + 1 == scenario.repetitions || report.runs == budget;
+        if (case_done || std::chrono::duration<double>(Clock::now() - last_flush).count() >= kFlushSeconds) {
+          write_results(dir.string(), results);
+          last_flush = Clock::now();
+        }
+        char what[160];
+        std::snprintf(what, sizeof what, "%s rep %zu/%zu: TTFT %.3f ms, E2E %.3f ms", prepared[i].spec.id.c_str(),
+                      rep + 1, scenario.repetitions, run.timings.ttft_ms, run.timings.e2e_ms);
+        progress.run_done(what);
+      }
+  } catch (const RunInterrupted&) {
+    // Abandoned mid-run: nothing of that run was appended.
+  }
   write_results(dir.string(), results);
   report.complete = report.runs == total;
+  report.stopped_by = report.complete || !stopped() ? 0 : options.stop->load();
+  for (const PreparedCase& p : prepared)
+    report.cases_complete += complete_case(results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
   if (report.complete) meta["finished_at"] = utc_now();
   write_meta();
   report.summary = summary_table(results.samples, results.steps);

@@ -3,6 +3,7 @@
 // round-robin over the cases (machine drift spreads over all of them),
 // rewriting the results atomically after every run so an interrupted run
 // keeps what finished and --resume continues it.
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -18,14 +19,20 @@ struct RunOptions {
   Shard shard;
   size_t max_runs = 0;  // stop after this many measured runs (0: all): a time budget, or a test's interruption
   std::string command_line;
+  // Set (to a signal number, by pdbench run's handlers) to stop: the run in
+  // progress is abandoned, the finished ones are written, and the report
+  // says why it stopped.
+  const std::atomic<int>* stop = nullptr;
   size_t decode_delay_us = 0;  // test-only: slows every decode step (compare's slowed-build check)
 };
 
 struct RunReport {
-  size_t cases = 0;        // in this shard
-  size_t runs = 0;         // measured now
-  size_t runs_reused = 0;  // found in the folder (--resume)
-  bool complete = false;   // every case has every repetition
+  size_t cases = 0;           // in this shard
+  size_t cases_complete = 0;  // with every repetition, this session's or earlier
+  size_t runs = 0;            // measured now
+  size_t runs_reused = 0;     // found in the folder (--resume)
+  bool complete = false;      // every case has every repetition
+  int stopped_by = 0;         // the stop request's signal when it cut the run short
   Table summary;
 };
 

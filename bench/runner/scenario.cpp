@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <toml++/toml.h>
 
+#include "bench/runner/scenario_limits.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
 
@@ -189,7 +189,8 @@ class Reader {
   void sweep(const toml::table& t, SweepAxes& out) const {
     only_keys(t, "sweep",
               {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k", "kv_type_v",
-               "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "prefix_sharing"});
+               "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "shared_prefix_tokens",
+               "prefix_sharing"});
     if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1);
     if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1);
     if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", out.context_depth, 0);
@@ -204,17 +205,29 @@ class Reader {
     if (const auto* n = t.get("sampling")) axis(*n, "sampling", out.sampling, [&](const toml::node& item) {
         return string(item, "sampling");
       });
-    if (const auto* n = t.get("prefix_sharing")) axis(*n, "prefix_sharing", out.prefix_sharing, [&](const toml::node& item) {
-        const double v = number(item, "prefix_sharing");
-        if (v < 0 || v > 1) fail(item, "prefix_sharing", "must be a fraction in [0, 1], got " + std::to_string(v));
-        return v;
-      });
+    if (const auto* n = t.get("shared_prefix_tokens"))
+      count_axis(*n, "shared_prefix_tokens", out.shared_prefix_tokens, 0);
+    if (const auto* n = t.get("prefix_sharing")) choice_axis(*n, "prefix_sharing", out.prefix_sharing, {"off", "on"});
   }
 
  private:
   Scenario& s_;
   std::string base_dir_;
 };
+
+// The shared prefix is part of the prompt: no longer than the shortest one.
+void require_prefix_in_prompt(const Scenario& s, const SweepAxes& axes) {
+  std::vector<size_t> prompts = axes.prompt_tokens.values;  // or the trace's, which replace them
+  if (!s.trace_rows.rows.empty()) {
+    prompts.clear();
+    for (const TraceRow& row : s.trace_rows.rows) prompts.push_back(row.prompt_tokens);
+  }
+  const size_t shortest = *std::min_element(prompts.begin(), prompts.end());
+  for (size_t shared : axes.shared_prefix_tokens.values)
+    if (shared > shortest)
+      throw Error(where(s, axes.shared_prefix_tokens.line) + ": key 'shared_prefix_tokens' = " + std::to_string(shared) +
+                  " exceeds the shortest prompt (" + std::to_string(shortest) + " tokens)");
+}
 
 }  // namespace
 
@@ -253,6 +266,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   Scenario s = default_scenario();
   s.path = path;
   s.text = text;
+  check_scenario_limits(text, path);
   toml::table root;
   try {
     root = toml::parse(text, path);
@@ -305,9 +319,10 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
 Scenario load_scenario(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_file(path, "cannot read scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path);
+  std::string text(kMaxScenarioBytes + 1, '\0');  // a byte past the limit tells a file is too large
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return parse_scenario(text, path);
 }
 
 void require_supported(const Scenario& s) {
@@ -315,6 +330,7 @@ void require_supported(const Scenario& s) {
     throw Error(where(s, line) + ": key '" + key + "' = " + value + " is not supported yet (" + why + ")");
   };
   for (const SweepAxes* axes : s.sweeps()) {
+    require_prefix_in_prompt(s, *axes);
     for (size_t v : axes->batch.values)
       for (size_t depth : axes->context_depth.values)
         if (v != 1 && depth != 0)
@@ -325,9 +341,20 @@ void require_supported(const Scenario& s) {
       if (v != "file" && s.model_like.empty())
         unsupported(axes->weight_type.line, "weight_type", "\"" + v + "\"",
                     "a model file runs its weights as stored; a synthetic model ('like') runs any type");
-    for (double v : axes->prefix_sharing.values)
-      if (v != 0.0)
-        unsupported(axes->prefix_sharing.line, "prefix_sharing", std::to_string(v), "engine runs one sequence");
+    // The Generator shares the previous request's prompt blocks: one
+    // sequence from position 0, its K/V kept.
+    if (std::find(axes->prefix_sharing.values.begin(), axes->prefix_sharing.values.end(), "on") !=
+        axes->prefix_sharing.values.end()) {
+      const auto unsupported_with = [&](const std::string& why) {
+        unsupported(axes->prefix_sharing.line, "prefix_sharing", "\"on\"", why);
+      };
+      for (size_t depth : axes->context_depth.values)
+        if (depth != 0) unsupported_with("a shared prefix starts at position 0; context_depth " + std::to_string(depth));
+      for (size_t batch : axes->batch.values)
+        if (batch != 1) unsupported_with("continuous batching does not share prefixes; batch " + std::to_string(batch));
+      for (const auto& cache : axes->kv_cache.values)
+        if (cache != "on") unsupported_with("kv_cache \"off\" keeps no K/V to share");
+    }
   }
 }
 

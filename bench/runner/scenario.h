@@ -37,7 +37,11 @@ struct SweepAxes {
   Axis<std::string> kv_cache{{"on"}};
   Axis<std::string> weight_type{{"file"}};
   Axis<std::string> sampling{{"greedy"}};
-  Axis<double> prefix_sharing{{0.0}};
+  // The first N prompt tokens are common to every run, the rest differ per
+  // run (0: every run repeats the case's one prompt).
+  Axis<size_t> shared_prefix_tokens{{0}};
+  // "on": a run reuses the cached K/V of the previous run's common prefix.
+  Axis<std::string> prefix_sharing{{"off"}};
 };
 
 // The scenario's own axes are [sweep], or the first of several [[sweep]]
@@ -92,7 +96,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path);
 Scenario load_scenario(const std::string& path);
 
 // Throws "PATH:LINE: key 'K' = V is not supported yet (...)" for the first
-// axis value the engine cannot run yet.
+// axis value the engine cannot run yet, and for a shared prefix longer than
+// a prompt. Run after command-line overrides.
 void require_supported(const Scenario& scenario);
 
 // "PATH:LINE" or "PATH" when line is 0.

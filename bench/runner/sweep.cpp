@@ -1,7 +1,6 @@
 #include "bench/runner/sweep.h"
 
 #include <charconv>
-#include <cstdio>
 #include <set>
 
 #include "engine/util/error.h"
@@ -18,11 +17,8 @@ std::string case_id(const Case& c) {
   if (c.kv_capacity != 0) id += "_cap" + std::to_string(c.kv_capacity);
   if (c.kv_cache != "on") id += "_nocache";
   if (c.weight_type != "file") id += "_w" + c.weight_type;
-  if (c.prefix_sharing != 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "_ps%g", c.prefix_sharing);
-    id += buf;
-  }
+  if (c.shared_prefix_tokens != 0) id += "_pre" + std::to_string(c.shared_prefix_tokens);
+  if (c.prefix_sharing != "off") id += "_share";
   return id + "_" + c.sampling;
 }
 
@@ -47,12 +43,13 @@ std::vector<Case> expand(const Scenario& s) {
                     for (const auto& cache : a->kv_cache.values)
                       for (const auto& w : a->weight_type.values)
                         for (const auto& smp : a->sampling.values)
-                          for (double ps : a->prefix_sharing.values) {
-                            Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
-                                   cap, cache, w, smp, ps, len.line, len.arrival};
-                            c.id = case_id(c);
-                            if (ids.insert(c.id).second) cases.push_back(std::move(c));
-                          }
+                          for (size_t shared : a->shared_prefix_tokens.values)
+                            for (const auto& share : a->prefix_sharing.values) {
+                              Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
+                                     cap, cache, w, smp, shared, share, len.line, len.arrival};
+                              c.id = case_id(c);
+                              if (ids.insert(c.id).second) cases.push_back(std::move(c));
+                            }
   }
   return cases;
 }

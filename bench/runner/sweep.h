@@ -23,7 +23,8 @@ struct Case {
   std::string kv_cache;
   std::string weight_type;
   std::string sampling;
-  double prefix_sharing = 0;
+  size_t shared_prefix_tokens = 0;  // prompt tokens common to every run (0: every run repeats one prompt)
+  std::string prefix_sharing;       // "on": reuse the previous run's cached prefix
   size_t trace_row = 0;  // the trace's CSV line this case replays; 0 without a trace
   std::string arrival;   // that row's arrival time as the trace gives it
 };
@@ -35,7 +36,7 @@ struct Case {
 std::vector<Case> expand(const Scenario& scenario);
 
 // "p128_n64_d0_t2_greedy" plus a part for each setting off its default
-// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, ps0.5), led by "r7_" for
+// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, pre48, share), led by "r7_" for
 // a trace's line 7 (rows may repeat lengths); the same values
 // always give the same id, whatever else the scenario sweeps.
 std::string case_id(const Case& c);

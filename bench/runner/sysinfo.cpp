@@ -13,7 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "bench/runner/build_commit.h"
 #include "bench/runner/csv_table.h"
+#include "bench/runner/gemm_peak.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 
@@ -213,7 +215,8 @@ nlohmann::json system_facts() {
   f["compiler"] = PDBENCH_COMPILER;
   f["cxx_flags"] = PDBENCH_CXX_FLAGS;
   f["build_type"] = PDBENCH_BUILD_TYPE;
-  f["git_commit"] = PDBENCH_GIT_COMMIT;
+  f["git_commit"] = build_git_commit();
+  f["git_dirty"] = build_git_dirty();
   f["openmp_max_threads"] = omp_get_max_threads();
   // The kernels this build runs here: oneDNN (prefill GEMMs) and the GEMV
   // kernels (decode), whose ISA PDBENCH_ISA can lower.
@@ -241,27 +244,78 @@ Limits measure_limits() {
   const PeakKernel kernel = peak_kernel();
   l.fp32_gflop_s_1t = fp32_peak(kernel, 1);
   l.fp32_gflop_s_all = fp32_peak(kernel, all);
-  l.method = std::string("read: gemv read_sum over 1 GiB, best of 3; fp32: ") + kernel.name + ", best of 3";
+  l.bf16_gflop_s_1t = onednn_gemm_peak(GemmPrecision::BF16, 1);
+  l.bf16_gflop_s_all = onednn_gemm_peak(GemmPrecision::BF16, all);
+  l.int8_gop_s_1t = onednn_gemm_peak(GemmPrecision::Int8, 1);
+  l.int8_gop_s_all = onednn_gemm_peak(GemmPrecision::Int8, all);
+  const std::string gemm = std::to_string(kPeakGemmSize);
+  l.method = std::string("read: gemv read_sum over 1 GiB, best of 3; fp32: ") + kernel.name +
+             ", best of 3; bf16, int8: oneDNN " + onednn_version() + " " + onednn_cpu_isa() + " matmul, M=N=K=" +
+             gemm + ", best of 3";
   return l;
+}
+
+GemmPrecision Limits::roof_precision(GemmPrecision precision) const {
+  const bool measured = precision == GemmPrecision::BF16 ? bf16_gflop_s_all > 0 : int8_gop_s_all > 0;
+  return precision == GemmPrecision::F32 || !measured ? GemmPrecision::F32 : precision;
+}
+
+double Limits::peak_gflop_s(size_t threads, GemmPrecision precision) const {
+  const bool one = threads == 1;
+  switch (roof_precision(precision)) {
+    case GemmPrecision::BF16: return one ? bf16_gflop_s_1t : bf16_gflop_s_all;
+    case GemmPrecision::Int8: return one ? int8_gop_s_1t : int8_gop_s_all;
+    case GemmPrecision::F32: break;
+  }
+  return fp32_gflop_s(threads);
+}
+
+std::string precision_name(GemmPrecision precision) {
+  switch (precision) {
+    case GemmPrecision::F32: return "f32";
+    case GemmPrecision::BF16: return "bf16";
+    case GemmPrecision::Int8: return "int8";
+  }
+  return "f32";
+}
+
+GemmPrecision parse_precision(const std::string& name) {
+  return name == "bf16" ? GemmPrecision::BF16 : name == "int8" ? GemmPrecision::Int8 : GemmPrecision::F32;
+}
+
+GemmPrecision op_compute_precision(std::string_view op, GemmPrecision weights) {
+  static const std::set<std::string_view> kWeighted = {"qkv_proj", "out_proj", "ffn_gate_up", "ffn_down", "lm_head",
+                                                       "whole phase"};
+  return kWeighted.contains(op) ? weights : GemmPrecision::F32;
 }
 
 nlohmann::json to_json(const Limits& l) {
   return {{"read_gb_s_1t", l.read_gb_s_1t},         {"read_gb_s_all", l.read_gb_s_all},
           {"fp32_gflop_s_1t", l.fp32_gflop_s_1t}, {"fp32_gflop_s_all", l.fp32_gflop_s_all},
+          {"bf16_gflop_s_1t", l.bf16_gflop_s_1t}, {"bf16_gflop_s_all", l.bf16_gflop_s_all},
+          {"int8_gop_s_1t", l.int8_gop_s_1t},     {"int8_gop_s_all", l.int8_gop_s_all},
           {"method", l.method}};
+}
+
+Limits limits_from_json(const nlohmann::json& j) {
+  Limits l;
+  l.read_gb_s_1t = j.value("read_gb_s_1t", 0.0);
+  l.read_gb_s_all = j.value("read_gb_s_all", 0.0);
+  l.fp32_gflop_s_1t = j.value("fp32_gflop_s_1t", 0.0);
+  l.fp32_gflop_s_all = j.value("fp32_gflop_s_all", 0.0);
+  l.bf16_gflop_s_1t = j.value("bf16_gflop_s_1t", 0.0);
+  l.bf16_gflop_s_all = j.value("bf16_gflop_s_all", 0.0);
+  l.int8_gop_s_1t = j.value("int8_gop_s_1t", 0.0);
+  l.int8_gop_s_all = j.value("int8_gop_s_all", 0.0);
+  l.method = j.value("method", std::string());
+  return l;
 }
 
 std::optional<Limits> cached_limits(const nlohmann::json& facts) {
   const nlohmann::json cache = read_cache();
   const auto it = cache.find(machine_key(facts));
   if (it == cache.end() || !it->is_object()) return std::nullopt;
-  Limits l;
-  l.read_gb_s_1t = it->value("read_gb_s_1t", 0.0);
-  l.read_gb_s_all = it->value("read_gb_s_all", 0.0);
-  l.fp32_gflop_s_1t = it->value("fp32_gflop_s_1t", 0.0);
-  l.fp32_gflop_s_all = it->value("fp32_gflop_s_all", 0.0);
-  l.method = it->value("method", std::string());
-  return l;
+  return limits_from_json(*it);
 }
 
 Limits refresh_limits(const nlohmann::json& facts) {

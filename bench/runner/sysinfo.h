@@ -1,29 +1,53 @@
 #pragma once
 // This machine's fingerprint (CPU, caches, memory, compiler, commit) and its
-// measured limits (read bandwidth, FP32 peak), cached per machine in
-// ~/.cache/pdbench/sysinfo.json so runs can state fractions of them.
+// measured limits (read bandwidth, FP32/BF16/INT8 peaks), cached per machine
+// in ~/.cache/pdbench/sysinfo.json so runs can state fractions of them.
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/kernels/onednn_gemm.h"
 
 namespace pdbench::runner {
 
 struct Limits {
   double read_gb_s_1t = 0;   // one thread streaming a 1 GiB buffer
   double read_gb_s_all = 0;  // all cores
-  double fp32_gflop_s_1t = 0;
+  double fp32_gflop_s_1t = 0;  // FMA loop
   double fp32_gflop_s_all = 0;
+  // oneDNN GEMMs (gemm_peak.h); 0 in a cache written before they were measured.
+  double bf16_gflop_s_1t = 0;
+  double bf16_gflop_s_all = 0;
+  double int8_gop_s_1t = 0;
+  double int8_gop_s_all = 0;
   std::string method;  // how the peaks were measured (ISA used)
 
   // The limits that apply to a run on `threads` threads (0: all).
   double read_gb_s(size_t threads) const { return threads == 1 ? read_gb_s_1t : read_gb_s_all; }
   double fp32_gflop_s(size_t threads) const { return threads == 1 ? fp32_gflop_s_1t : fp32_gflop_s_all; }
+  // The roof of work done in `precision`: itself when its peak was
+  // measured, else FP32 (a cache from before the GEMM peaks).
+  GemmPrecision roof_precision(GemmPrecision precision) const;
+  double peak_gflop_s(size_t threads, GemmPrecision precision) const;  // that roof's peak
+  bool has_gemm_peaks() const { return bf16_gflop_s_all > 0 && int8_gop_s_all > 0; }
 };
 
+// "f32", "bf16", "int8"; parse_precision reads them back (anything else: F32).
+std::string precision_name(GemmPrecision precision);
+GemmPrecision parse_precision(const std::string& name);
+// The compute roof an operator (op_profile.h's names, or "whole phase") is
+// held to: the weight matmuls run at the precision of the weights' GEMMs
+// (onednn_gemm.h: f32 weights in FP32, f16/bf16 in BF16, q8_0/q4_0 in INT8),
+// everything else in FP32, and a whole phase, dominated by the matmuls, at
+// the weights' precision.
+GemmPrecision op_compute_precision(std::string_view op, GemmPrecision weights);
+
 // CPU model and flags, cores, caches, memory, THP, governor, compiler and
-// flags, git commit, oneDNN version and ISA ("onednn": "2.6.3 avx512_core"),
-// the GEMV kernels' ISA ("gemv_isa"). Fields that cannot be read are absent.
+// flags, git commit and whether the tree was dirty, oneDNN version and ISA
+// ("onednn": "2.6.3 avx512_core"), the GEMV kernels' ISA ("gemv_isa").
+// Fields that cannot be read are absent.
 nlohmann::json system_facts();
 
 // The cache key: CPU model and logical core count.
@@ -36,6 +60,7 @@ std::optional<Limits> cached_limits(const nlohmann::json& facts);
 Limits refresh_limits(const nlohmann::json& facts);
 
 nlohmann::json to_json(const Limits& limits);
+Limits limits_from_json(const nlohmann::json& json);  // missing fields read as 0
 // The fingerprint every result carries: facts plus limits when known.
 nlohmann::json fingerprint(const nlohmann::json& facts, const std::optional<Limits>& limits);
 

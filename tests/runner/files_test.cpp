@@ -1,6 +1,13 @@
-// SHA-256 test vectors, CSV round trip through libcsv, atomic writes.
+// SHA-256 test vectors, CSV round trip through libcsv, atomic writes (also
+// when the disk fills).
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -56,6 +63,52 @@ TEST(AtomicWrite, ReplacesWholeFileAndLeavesNoTemporary) {
     EXPECT_EQ(entry.path().filename(), "out.csv");
   }
   EXPECT_EQ(files, 1u);
+  fs::remove_all(dir);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// A disk that fills while writing: the write fails (here at a file-size
+// limit, in a child process so the limit stays there), the error says so,
+// and the destination keeps its previous complete content with no temporary
+// file left beside it.
+TEST(AtomicWrite, FullDiskIsAClearErrorAndKeepsThePreviousFile) {
+  const std::string dir = test::temp_dir("full");
+  const std::string path = dir + "/samples.csv";
+  write_file_atomic(path, "old,complete\n");
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::signal(SIGXFSZ, SIG_IGN);  // write then fails with EFBIG, as pdbench's main arranges
+    const rlimit limit{4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message = "no error";
+    try {
+      write_file_atomic(path, std::string(1 << 20, 'x'));
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    const ssize_t written = ::write(pipe_fds[1], message.data(), message.size());
+    ::_exit(written == static_cast<ssize_t>(message.size()) ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) message.append(buf, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find(std::strerror(EFBIG)), std::string::npos) << message;
+  EXPECT_EQ(read_text(path), "old,complete\n");
+  for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "samples.csv");
   fs::remove_all(dir);
 }
 

@@ -89,8 +89,16 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_EQ(last[steps.column("case_id")], "p9_n5_d7_t1_greedy");
   EXPECT_EQ(last[steps.column("kv_length")], std::to_string(7 + 9 + 4));
 
+  // Memory: a peak per phase from each case's probe run, never below zero.
+  const Table samples = read_csv(options.out_dir + "/samples.csv");
+  for (const auto& row : samples.rows)
+    for (const char* column : {"peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"})
+      EXPECT_GT(std::stol(row[samples.column(column)]), 0) << column;
+
   std::ifstream meta_in(options.out_dir + "/meta.json");
   const auto meta = nlohmann::json::parse(meta_in);
+  EXPECT_TRUE(meta["rss_high_water_reset"].is_boolean());
+  EXPECT_EQ(meta["model"]["gemm_precision"], "f32");
   EXPECT_EQ(meta["scenario"]["text"], s.text);
   EXPECT_EQ(meta["model"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_FALSE(meta["finished_at"].is_null());
@@ -126,6 +134,36 @@ TEST(Run, InterruptedRunResumesWithoutRerunning) {
   fresh.out_dir = dir + "/whole";
   run_scenario(s, fresh, nullptr);
   EXPECT_EQ(sample_keys(options.out_dir), sample_keys(fresh.out_dir));
+  fs::remove_all(dir);
+}
+
+// A process killed while writing can leave a temporary file, and steps and
+// ops of a run that samples.csv (written last) does not list: --resume
+// deletes the one and measures the other run again, once.
+TEST(Run, ResumeCleansUpAfterAKilledWriter) {
+  const std::string dir = test::temp_dir("killed");
+  const Scenario s = tiny_scenario(dir);
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  options.max_runs = 3;
+  run_scenario(s, options, nullptr);
+  Table samples = read_csv(options.out_dir + "/samples.csv");
+  samples.rows.pop_back();  // its steps and ops are written, its sample is not
+  write_csv(options.out_dir + "/samples.csv", samples);
+  std::ofstream(options.out_dir + "/samples.csv.tmp.Ab12Cd") << "case_index,case_id\n0,p4";
+
+  options.max_runs = 0;
+  options.resume = true;
+  const RunReport report = run_scenario(s, options, nullptr);
+  EXPECT_TRUE(report.complete);
+  EXPECT_EQ(report.runs_reused, 2u);
+  std::map<std::string, size_t> steps_per_run;
+  const Table steps = read_csv(options.out_dir + "/steps.csv");
+  for (const auto& row : steps.rows) ++steps_per_run[row[steps.column("case_id")] + "/" + row[steps.column("rep")]];
+  EXPECT_EQ(steps_per_run.size(), 8u);
+  for (const auto& [run, n] : steps_per_run) EXPECT_EQ(n, 4u) << run;
+  for (const auto& entry : fs::directory_iterator(options.out_dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
   fs::remove_all(dir);
 }
 

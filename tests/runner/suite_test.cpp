@@ -1,6 +1,7 @@
-// Synthetic models in the model cache, trace replay, and the kernel fields
-// of the fingerprint. The one end-to-end run per feature is tiny
-// (8-token prompts, 2 tokens out, 1 repetition); never asserts timings.
+// Synthetic models in the model cache, trace replay, the fingerprint's
+// kernel and commit fields, and the compute roofs per precision. The one
+// end-to-end run per feature is tiny (8-token prompts, 2 tokens out, 1
+// repetition); never asserts timings.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "bench/runner/gemm_peak.h"
 #include "bench/runner/models.h"
 #include "bench/runner/runner.h"
 #include "bench/runner/sysinfo.h"
@@ -194,6 +196,36 @@ TEST(Sysinfo, FingerprintNamesTheKernels) {
   ASSERT_TRUE(f.contains("gemv_isa"));
   const std::string gemv = f["gemv_isa"];
   EXPECT_TRUE(gemv == "scalar" || gemv == "avx2" || gemv == "avx512") << gemv;
+  const std::string commit = f["git_commit"];  // read at build time, not configure time
+  EXPECT_TRUE(commit == "unknown" || commit.size() == 12) << commit;
+  EXPECT_TRUE(f["git_dirty"].is_boolean());
+}
+
+TEST(Sysinfo, ComputeRoofFollowsThePrecisionOfTheWork) {
+  Limits l;
+  l.read_gb_s_1t = 10, l.read_gb_s_all = 20;
+  l.fp32_gflop_s_1t = 60, l.fp32_gflop_s_all = 120;
+  // A cache from before the GEMM peaks: every roof is FP32's.
+  EXPECT_EQ(l.peak_gflop_s(1, GemmPrecision::Int8), 60);
+  EXPECT_EQ(l.roof_precision(GemmPrecision::BF16), GemmPrecision::F32);
+  l.bf16_gflop_s_1t = 150, l.bf16_gflop_s_all = 300;
+  l.int8_gop_s_1t = 600, l.int8_gop_s_all = 1200;
+  EXPECT_EQ(l.peak_gflop_s(1, GemmPrecision::BF16), 150);
+  EXPECT_EQ(l.peak_gflop_s(0, GemmPrecision::Int8), 1200);
+  EXPECT_EQ(l.peak_gflop_s(2, GemmPrecision::F32), 120);
+  const Limits back = limits_from_json(to_json(l));
+  EXPECT_EQ(to_json(back), to_json(l));
+  // Weight matmuls and whole phases meet the weights' roof; the rest FP32's.
+  EXPECT_EQ(op_compute_precision("ffn_down", GemmPrecision::Int8), GemmPrecision::Int8);
+  EXPECT_EQ(op_compute_precision("whole phase", GemmPrecision::BF16), GemmPrecision::BF16);
+  EXPECT_EQ(op_compute_precision("attention", GemmPrecision::Int8), GemmPrecision::F32);
+  EXPECT_EQ(parse_precision(precision_name(GemmPrecision::Int8)), GemmPrecision::Int8);
+}
+
+TEST(Sysinfo, OnednnGemmPeaksAreMeasured) {
+  EXPECT_GT(onednn_gemm_peak(GemmPrecision::BF16, 1), 0);
+  EXPECT_GT(onednn_gemm_peak(GemmPrecision::Int8, 1), 0);
+  EXPECT_THROW(onednn_gemm_peak(GemmPrecision::F32, 1), Error);
 }
 
 }  // namespace

@@ -42,6 +42,23 @@ TEST(Sweep, IdDependsOnlyOnTheCaseValues) {
   EXPECT_EQ(cases[2].id, "p16_n8_d0_t1_b4_greedy");
 }
 
+TEST(Sweep, PrefixSharingPairsOffAndOnForEachSharedPrefix) {
+  Scenario s = default_scenario();
+  s.prompt_tokens.values = {64};
+  s.output_tokens.values = {8};
+  s.threads.values = {1};
+  s.shared_prefix_tokens.values = {0, 48};
+  s.prefix_sharing.values = {"off", "on"};
+  const std::vector<Case> cases = expand(s);
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].id, "p64_n8_d0_t1_greedy");  // the defaults: the id every earlier run had
+  EXPECT_EQ(cases[1].id, "p64_n8_d0_t1_share_greedy");
+  EXPECT_EQ(cases[2].id, "p64_n8_d0_t1_pre48_greedy");
+  EXPECT_EQ(cases[3].id, "p64_n8_d0_t1_pre48_share_greedy");
+  EXPECT_EQ(cases[3].shared_prefix_tokens, 48u);
+  EXPECT_EQ(cases[3].prefix_sharing, "on");
+}
+
 TEST(Sweep, ShardsPartitionTheCases) {
   const std::vector<Case> all = expand(three_axes());
   std::multiset<std::string> seen;

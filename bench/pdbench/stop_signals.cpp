@@ -1,0 +1,57 @@
+#include "bench/pdbench/stop_signals.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+
+namespace pdbench::cli {
+
+namespace {
+
+// Written from a signal handler: must be lock-free to be async-signal-safe.
+std::atomic<int> g_received{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+struct sigaction g_previous_int{};
+struct sigaction g_previous_term{};
+
+void say(const char* text) {
+  const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;  // nothing to do about a failed message in a handler
+}
+
+void on_signal(int signal) {
+  if (g_received.exchange(signal) != 0) {
+    say("\npdbench: second signal: exiting now\n");
+    ::_exit(128 + signal);
+  }
+  say("\npdbench: ");
+  say(signal_name(signal));
+  say(": stopping after writing the finished runs (again to quit at once)\n");
+}
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  g_received = 0;
+  struct sigaction action{};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // writes in progress continue rather than fail with EINTR
+  sigaction(SIGINT, &action, &g_previous_int);
+  sigaction(SIGTERM, &action, &g_previous_term);
+}
+
+StopSignals::~StopSignals() {
+  sigaction(SIGINT, &g_previous_int, nullptr);
+  sigaction(SIGTERM, &g_previous_term, nullptr);
+}
+
+const std::atomic<int>& StopSignals::received() const { return g_received; }
+
+const char* signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+}  // namespace pdbench::cli

@@ -1,0 +1,162 @@
+// `pdbench run` stopped by signals, as a user stops it: the first SIGINT or
+// SIGTERM keeps every finished run, exits 128 + signal and says how to
+// --resume, which then completes the same case set; a second signal exits at
+// once, and every results file left is complete. Runs are slowed by the
+// test-only decode delay so the signal lands mid-run; nothing asserts a time.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/runner/csv_table.h"
+#include "tests/support/test_paths.h"
+
+namespace pdbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kCases = 5;
+
+// Five one-repetition cases: each finished case is written at once.
+std::string write_scenario(const std::string& dir) {
+  const std::string path = dir + "/stop.toml";
+  std::ofstream(path) << "[model]\npath = \"" << test::model_path("stories260K.gguf")
+                      << "\"\n[measure]\nrepetitions = 1\nwarmup_max = 0\n"
+                         "[sweep]\nprompt_tokens = [4, 5, 6, 7, 8]\noutput_tokens = 3\nthreads = 1\n";
+  return path;
+}
+
+// pdbench with these arguments, stderr to err_path, stdout discarded.
+pid_t start(const std::vector<std::string>& args, const std::string& err_path) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int null = ::open("/dev/null", O_WRONLY);
+  if (err < 0 || null < 0 || ::dup2(err, STDERR_FILENO) < 0 || ::dup2(null, STDOUT_FILENO) < 0) ::_exit(126);
+  std::vector<char*> argv{const_cast<char*>(PDBENCH_BIN)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(PDBENCH_BIN, argv.data());
+  ::_exit(127);
+}
+
+// The exit status, or 128 + signal for a process a signal ended.
+int wait_exit(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Waits until `ready`; false if the child ended first.
+bool wait_until(pid_t pid, const std::function<bool()>& ready) {
+  while (!ready()) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+bool wait_for_file(const std::string& path, pid_t pid) {
+  return wait_until(pid, [&] { return fs::exists(path); });
+}
+
+// Every file in dir is a complete results file: no temporaries, CSVs parse.
+void expect_only_complete_files(const std::string& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+    if (entry.path().extension() == ".csv") {
+      EXPECT_NO_THROW(runner::read_csv(entry.path().string())) << name;
+    }
+  }
+}
+
+std::set<std::string> case_ids(const std::string& dir) {
+  const runner::Table t = runner::read_csv(dir + "/samples.csv");
+  std::set<std::string> ids;
+  for (const auto& row : t.rows) ids.insert(row[t.column("case_id")]);
+  return ids;
+}
+
+// A run stopped by `signal` once its first case is written.
+void stop_then_resume(int signal, int expected_exit, const std::string& signal_name) {
+  const std::string dir = test::temp_dir("stop");
+  const std::string scenario = write_scenario(dir);
+  const std::string out = dir + "/out";
+  const pid_t pid = start({"run", scenario, "-o", out, "--test-decode-delay-us", "200000"}, dir + "/err");
+  ASSERT_TRUE(wait_for_file(out + "/samples.csv", pid)) << read_text(dir + "/err");
+  ::kill(pid, signal);
+  EXPECT_EQ(wait_exit(pid), expected_exit);
+  const std::string err = read_text(dir + "/err");
+  EXPECT_NE(err.find("stopped by " + signal_name + ": "), std::string::npos) << err;
+  EXPECT_NE(err.find(" of 5 cases finished"), std::string::npos) << err;
+  EXPECT_NE(err.find("continue with: pdbench run " + scenario), std::string::npos) << err;
+  EXPECT_NE(err.find(" -o " + out + " --resume\n"), std::string::npos) << err;
+  expect_only_complete_files(out);
+  const runner::Table before = runner::read_csv(out + "/samples.csv");
+  ASSERT_GE(before.rows.size(), 1u);
+  EXPECT_LT(before.rows.size(), kCases);
+
+  // --resume (without the delay: the scenario file is what must match).
+  EXPECT_EQ(wait_exit(start({"run", scenario, "-o", out, "--resume"}, dir + "/err")), 0) << read_text(dir + "/err");
+  const runner::Table after = runner::read_csv(out + "/samples.csv");
+  ASSERT_EQ(after.rows.size(), kCases);
+  for (size_t i = 0; i < before.rows.size(); ++i) EXPECT_EQ(after.rows[i], before.rows[i]);
+  EXPECT_EQ(case_ids(out).size(), kCases);
+  expect_only_complete_files(out);
+  fs::remove_all(dir);
+}
+
+TEST(Interrupt, SigintKeepsFinishedCasesAndResumeCompletesThem) { stop_then_resume(SIGINT, 130, "SIGINT"); }
+
+TEST(Interrupt, SigtermLikewiseExits143) { stop_then_resume(SIGTERM, 143, "SIGTERM"); }
+
+// The second signal must come while the first is still being acted on: the
+// stop is seen between tokens, and here a token takes seconds.
+TEST(Interrupt, SecondSigintExitsAtOnce) {
+  const std::string dir = test::temp_dir("stop2");
+  const std::string scenario = write_scenario(dir);
+  const std::string out = dir + "/out";
+  const std::string err_path = dir + "/err";
+  const pid_t pid = start({"run", scenario, "-o", out, "--test-decode-delay-us", "3000000"}, err_path);
+  ASSERT_TRUE(wait_for_file(out + "/meta.json", pid)) << read_text(err_path);
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(wait_until(pid, [&] { return read_text(err_path).find("stopping after") != std::string::npos; }))
+      << read_text(err_path);
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 130);
+  const std::string err = read_text(err_path);
+  EXPECT_NE(err.find("second signal: exiting now"), std::string::npos) << err;
+  EXPECT_EQ(err.find("stopped by"), std::string::npos) << err;  // it did not wait for the run
+  // Whatever it was writing stays a temporary; --resume deletes it and completes the cases.
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".tmp.") == std::string::npos && entry.path().extension() == ".csv") {
+      EXPECT_NO_THROW(runner::read_csv(entry.path().string())) << name;
+    }
+  }
+  EXPECT_EQ(wait_exit(start({"run", scenario, "-o", out, "--resume"}, err_path)), 0) << read_text(err_path);
+  EXPECT_EQ(case_ids(out).size(), kCases);
+  expect_only_complete_files(out);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pdbench
