@@ -11,7 +11,7 @@ cmake --build --preset asan-ubsan -j "$(nproc)"
 # (UBSan too: the preset compiles with -fno-sanitize-recover=all).
 # Suppressions cover third-party code only; the file says why for each.
 supp="$PWD/scripts/sanitizers"
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:print_stacktrace=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
 
