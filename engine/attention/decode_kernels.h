@@ -1,10 +1,9 @@
 #pragma once
 // Internal to the decode attention: the per-ISA kernels, one table per ISA.
-// decode_kernels_<isa>.cpp each define one table and are the only files
-// compiled with that ISA's flags; like the gemv kernels (gemv_isa.h) they
-// keep to raw pointers and call no inline or template code other files also
-// instantiate, so the linker can never keep an AVX-512 copy for portable
-// callers.
+// decode_kernels_<isa>.cpp each define one table and are compiled with that
+// ISA's flags; like the gemv kernels (gemv_isa.h) they keep to raw pointers
+// and call no inline or template code that portable files also instantiate,
+// so the linker can never keep an AVX-512 copy for portable callers.
 #include <cstddef>
 
 #include "engine/attention/kv_type.h"

@@ -10,7 +10,7 @@
 //
 // Loops over arrays of vectors carry #pragma GCC unroll: unrolled, the arrays
 // live in registers (GCC 12 at -O2 otherwise keeps them on the stack).
-#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -92,7 +92,7 @@ __m512 dot_lanes(const Loader& loader, const float* q, const std::byte* k, size_
 }
 
 void prepare_f32(const float* q, size_t head_dim, float* prepared) {
-  std::copy_n(q, head_dim, prepared);
+  std::memcpy(prepared, q, head_dim * sizeof(float));
 }
 
 template <typename Loader>
@@ -221,14 +221,14 @@ void add_heads(const Loader& loader, size_t stride, const float* w, size_t w_str
                const std::byte* values, size_t n_tokens, size_t head_dim, float* acc) {
   for (size_t t0 = 0; t0 < n_tokens; t0 += 16) {
     const __mmask16 m = lanes(n_tokens, t0);
-    const size_t n = std::min<size_t>(16, n_tokens - t0);
+    const size_t n = n_tokens - t0 < 16 ? n_tokens - t0 : 16;
     const std::byte* first = values + t0 * stride;
     for (size_t i = 0; i < head_dim; i += 64) {
       // weights[h][half][t]: head h's weight of position t0 + t times the
       // scale of elements [i + 32 half, i + 32 half + 32), one group.
       alignas(64) float weights[NH][2][16];
       const __m512 scale_lo = loader.scales(first, i, m);
-      const __m512 scale_hi = loader.scales(first, std::min(i + 32, head_dim - 1), m);
+      const __m512 scale_hi = loader.scales(first, i + 32 < head_dim ? i + 32 : head_dim - 1, m);
 #pragma GCC unroll 16
       for (size_t h = 0; h < NH; ++h) {
         const __m512 wh = _mm512_maskz_loadu_ps(m, w + h * w_stride + t0);
