@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
+#   scripts/fuzz.sh [SECONDS [TARGET...]]
 # Builds the libFuzzer targets (clang, ASan + UBSan) into build-fuzz/ and runs
-# each for SECONDS (default 60) on a copy of its seed corpus, so the committed
-# corpus never changes. Prints executions, exec/s, corpus size and edge
-# coverage per target; exits non-zero if any target found a crash, leak,
-# timeout or out-of-memory input. Logs, grown corpora and crashing inputs
-# stay in build-fuzz/fuzz-run/. On a shared machine: nice -n 19 bash scripts/fuzz.sh 600
+# every target (or each TARGET named, e.g. scenario_fuzz) for SECONDS
+# (default 60), one after another, on a copy of its seed corpus: the
+# committed corpus never changes. Prints executions, exec/s, corpus size and
+# edge coverage per target; exits non-zero if any target found a crash,
+# leak, timeout or out-of-memory input. Logs, grown corpora and crashing
+# inputs stay in build-fuzz/fuzz-run/.
+# On a shared machine: nice -n 19 bash scripts/fuzz.sh 600
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+targets=("${@:2}")
+if [ ${#targets[@]} -eq 0 ]; then
+  for source in fuzz/*_fuzz.cpp; do targets+=("$(basename "$source" .cpp)"); done
+fi
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPDBENCH_FUZZ=ON -DPDBENCH_BUILD_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_all -j "$(nproc)"
@@ -27,8 +34,7 @@ export TMPDIR="$scratch"
 finding='ERROR: |fuzz property violated|deadly signal'
 failed=()
 printf '%-26s %10s %8s %16s %8s  %s\n' target executions exec/s corpus edges result
-for source in fuzz/*_fuzz.cpp; do
-  target=$(basename "$source" .cpp)
+for target in "${targets[@]}"; do
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$run/crashes/$target-")
   [ -f "fuzz/$target.dict" ] && options+=(-dict="fuzz/$target.dict")

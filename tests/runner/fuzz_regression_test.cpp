@@ -10,6 +10,7 @@
 #include "bench/runner/csv_table.h"
 #include "bench/runner/merge.h"
 #include "bench/runner/results.h"
+#include "bench/runner/scenario.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
 
@@ -37,6 +38,15 @@ TEST(FuzzRegression, MergeRejectsASortKeyThatIsNotACount) {
     EXPECT_THROW(merge_results(dir + "/merged", {dir}), Error) << "rep = '" << bad << "'";
     fs::remove_all(dir);
   }
+}
+
+// A trace (or any CSV) that is a folder opened, then the first read threw
+// std::ios_base::failure instead of an Error.
+TEST(FuzzRegression, ScenarioTraceThatIsAFolderIsAnError) {
+  EXPECT_THROW(parse_scenario("trace=\"/\"\n[model]\npath=\"0\"#", "fuzz.toml"), Error);
+  const std::string dir = test::temp_dir("fuzz-regression");
+  EXPECT_THROW(read_csv(dir), Error);
+  fs::remove_all(dir);
 }
 
 }  // namespace
