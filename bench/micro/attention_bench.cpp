@@ -17,6 +17,11 @@
 // Counters: bytes/s of the K/V attended as stored (each position's once:
 // the least any kernel reads) and FLOP/s (4 n_heads head_dim per query-key
 // pair: the scores and the weighted sum).
+//
+// On a shared machine compare variants within one run, e.g.
+// --benchmark_filter=attention --benchmark_repetitions=5
+// --benchmark_enable_random_interleaving=true, by CPU time at threads:1: a
+// 2-thread region waits for whichever thread the OS runs last.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 

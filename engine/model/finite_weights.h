@@ -18,8 +18,9 @@ std::optional<uint64_t> first_non_finite(TensorType type, std::span<const std::b
 
 // Throws Error "PATH: tensor NAME: element I is NaN or Inf" for the first
 // such value in the model's tensors. It reads every weight: on the 1.3 GB
-// Llama-3.2-1B q8_0 file, 1.5-2% of the time the fast pass takes to pack
-// the same weights (and 3.4x a load, which only maps the file).
+// Llama-3.2-1B q8_0 file about 1.6% of the time the fast pass takes to pack
+// them, but 2-3x Engine::load, which only maps the file and builds the
+// tokenizer.
 void require_finite_weights(const Model& model);
 
 }  // namespace pdbench
