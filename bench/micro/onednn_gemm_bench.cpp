@@ -1,6 +1,7 @@
 // Prefill GEMMs (OnednnGemm) at the shapes of SmolLM2-135M and Llama-3.2-1B,
-// a 512-token prompt, for each compute precision the weight formats map to
-// (f32, bf16, s8). Counter: FLOP/s (2 M N K), the compute roofline prefill
+// a 512-token prompt, for each compute precision (f32: F32/F16/BF16 files;
+// bf16: F16/BF16 files short of memory; s8: Q8_0/Q4_0 files), with weights
+// stored in that precision. Counter: FLOP/s (2 M N K), the compute roofline prefill
 // is judged against. Activation conversion (bf16, or s8 with per-token
 // scales) is part of each call, as in the forward pass.
 #include <benchmark/benchmark.h>
@@ -40,7 +41,10 @@ void BM_onednn_gemm(benchmark::State& state, Shape shape, TensorType type) {
     quantize_row(type, row.data(), stored.data() + static_cast<size_t>(r) * row_bytes(type, cols), cols);
   }
   const MatrixView w{type, shape.rows, shape.cols, stored.data()};
-  OnednnGemm gemm(std::span(&w, 1));
+  const GemmPrecision precision = type == TensorType::F32    ? GemmPrecision::F32
+                                  : type == TensorType::BF16 ? GemmPrecision::BF16
+                                                             : GemmPrecision::Int8;
+  OnednnGemm gemm(std::span(&w, 1), precision);
   std::vector<float> x(static_cast<size_t>(kPromptTokens) * cols);
   for (auto& v : x) v = normal(gen);
   std::vector<float> y(static_cast<size_t>(kPromptTokens * shape.rows));

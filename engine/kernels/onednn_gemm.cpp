@@ -32,13 +32,19 @@ dnnl::memory::dim dim(size_t v) { return static_cast<dnnl::memory::dim>(v); }
 
 }  // namespace
 
-GemmPrecision gemm_precision(std::span<const MatrixView> stacked) {
+GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats) {
   bool all_f32 = true, quantized = false;
   for (const MatrixView& w : stacked) {
     all_f32 = all_f32 && w.type == TensorType::F32;
     quantized = quantized || w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0;
   }
-  return all_f32 ? GemmPrecision::F32 : quantized ? GemmPrecision::Int8 : GemmPrecision::BF16;
+  if (quantized) return GemmPrecision::Int8;
+  return narrow_floats && !all_f32 ? GemmPrecision::BF16 : GemmPrecision::F32;
+}
+
+size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision) {
+  const size_t element_bytes = precision == GemmPrecision::F32 ? 4 : precision == GemmPrecision::BF16 ? 2 : 1;
+  return n * k * element_bytes;
 }
 
 struct OnednnGemm::Impl {
@@ -77,19 +83,18 @@ float quantize_s8(const float* x, int8_t* q, size_t n) {
 
 }  // namespace
 
-OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked) : impl_(std::make_unique<Impl>()) {
+OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked, GemmPrecision precision)
+    : impl_(std::make_unique<Impl>()), precision_(precision) {
   if (stacked.empty()) throw Error("OnednnGemm: no matrices");
   k_ = static_cast<size_t>(stacked[0].cols);
   for (const MatrixView& w : stacked) {
     if (static_cast<size_t>(w.cols) != k_) throw Error("OnednnGemm: stacked matrices differ in width");
     n_ += static_cast<size_t>(w.rows);
   }
-  precision_ = gemm_precision(stacked);
   Impl& im = *impl_;
   im.precision = precision_;
   // The plain copy and the packed one coexist until the reorder is done.
-  const size_t element_bytes = precision_ == GemmPrecision::F32 ? 4 : precision_ == GemmPrecision::BF16 ? 2 : 1;
-  require_memory(2 * n_ * k_ * element_bytes,
+  require_memory(2 * gemm_weight_bytes(n_, k_, precision_),
                  "prefill GEMM weights (" + std::to_string(n_) + " x " + std::to_string(k_) + ")");
   Context& ctx = context();
   // W is [N][K] row-major: as oneDNN's K x N weights that is layout "ba".

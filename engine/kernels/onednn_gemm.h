@@ -6,15 +6,17 @@
 // brgemm kernels read; primitives are created per M on first use and cached,
 // since oneDNN 2.6's brgemm rejects run-time dimensions.
 //
-// Compute type follows the stored weights (GemmPrecision): F32 matrices run
-// an f32 GEMM, so an f32 model's prefill stays within rounding of the
-// reference; F16/BF16 a bf16 GEMM with f32 accumulation; Q8_0/Q4_0, whose
-// weights are 8 bits or fewer already, an s8 x s8 GEMM (VNNI brgemm) on a
-// copy requantized with one scale per output row, activations quantized to
-// s8 per token at each call. Measured here at M=512, K=N=2048 with oneDNN
-// 2.6 on 2 threads: s8 1320 GOP/s, bf16 160 GFLOP/s (this CPU's bf16 dot
-// products run at an eighth of its int8 rate), so the quantized formats
-// take the int8 path rather than a bf16 copy.
+// Compute type (GemmPrecision): Q8_0/Q4_0 matrices, whose weights are 8
+// bits or fewer already, run an s8 x s8 GEMM (VNNI brgemm) on a copy
+// requantized with one scale per output row, activations quantized to s8
+// per token at each call. Float matrices (F32, F16, BF16) run an f32 GEMM
+// on a copy widened to f32, which is exact, so their prefill stays within
+// rounding of the reference. oneDNN 2.6.3 on 2 threads, M=512, Llama-3.2-1B
+// gate/up (16384 x 2048), bench/micro BM_onednn_gemm: s8 820 GOP/s, f32
+// 286 GFLOP/s, bf16 160 GFLOP/s on this Intel Xeon with AVX512-BF16 (no
+// AMX), whose f32 FMA peak is twice its bf16 GEMM's. So the 16-bit formats
+// pay twice their size in memory for a 1.8x faster prefill; a caller short
+// of memory asks for BF16 instead (`narrow_floats`).
 //
 // oneDNN opens its own OpenMP region per execute: never call run() from
 // inside a parallel region.
@@ -37,13 +39,17 @@ class matmul;
 namespace pdbench {
 
 enum class GemmPrecision { F32, BF16, Int8 };
-// The precision for stacked matrices of these types (see above).
-GemmPrecision gemm_precision(std::span<const MatrixView> stacked);
+// The precision for stacked matrices of these types (see above): Int8 if any
+// is quantized, else F32, or BF16 when `narrow_floats` and not all are F32.
+GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats = false);
+// Bytes of the packed copy of an n x k matrix in this precision.
+size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision);
 
 class OnednnGemm {
  public:
   // All of `stacked` share one column count; rows are concatenated in order.
-  explicit OnednnGemm(std::span<const MatrixView> stacked);
+  explicit OnednnGemm(std::span<const MatrixView> stacked) : OnednnGemm(stacked, gemm_precision(stacked)) {}
+  OnednnGemm(std::span<const MatrixView> stacked, GemmPrecision precision);
   ~OnednnGemm();
   OnednnGemm(OnednnGemm&&) noexcept;
   OnednnGemm& operator=(OnednnGemm&&) noexcept;

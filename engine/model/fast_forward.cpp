@@ -9,6 +9,7 @@
 #include "engine/attention/attention.h"
 #include "engine/attention/prefill_attention.h"
 #include "engine/kernels/reference.h"
+#include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -80,9 +81,28 @@ class PhaseClock {
 
 }  // namespace
 
+GemmPrecision float_gemm_precision(const ModelWeights& weights) {
+  size_t widened = 0;
+  auto add = [&](const MatrixView& w) {
+    if (w.type == TensorType::F16 || w.type == TensorType::BF16)
+      widened += gemm_weight_bytes(static_cast<size_t>(w.rows), static_cast<size_t>(w.cols), GemmPrecision::F32);
+  };
+  for (const LayerWeights& l : weights.layers)
+    for (const MatrixView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*w);
+  add(weights.output);
+  return memory_fits(2 * widened) ? GemmPrecision::F32 : GemmPrecision::BF16;
+}
+
 FastForward::FastForward(const Model& model)
-    : model_(model), lm_head_(std::span(&model.weights().output, 1)), output_gemv_(model.weights().output) {
+    : model_(model),
+      narrow_floats_(float_gemm_precision(model.weights()) == GemmPrecision::BF16),
+      lm_head_(packed_gemm(std::span(&model.weights().output, 1))),
+      output_gemv_(model.weights().output) {
   pack_weights();
+}
+
+OnednnGemm FastForward::packed_gemm(std::span<const MatrixView> stacked) const {
+  return OnednnGemm(stacked, gemm_precision(stacked, narrow_floats_));
 }
 
 void FastForward::pack_weights() {
@@ -92,8 +112,8 @@ void FastForward::pack_weights() {
   for (const LayerWeights& l : w.layers) {
     const MatrixView qkv[] = {l.wq, l.wk, l.wv};
     const MatrixView gate_up[] = {l.w_gate, l.w_up};
-    gemms_.push_back(LayerGemms{OnednnGemm(qkv), OnednnGemm(std::span(&l.wo, 1)), OnednnGemm(gate_up),
-                                OnednnGemm(std::span(&l.w_down, 1))});
+    gemms_.push_back(LayerGemms{packed_gemm(qkv), packed_gemm(std::span(&l.wo, 1)), packed_gemm(gate_up),
+                                packed_gemm(std::span(&l.w_down, 1))});
     gemvs_.push_back(LayerGemvs{GemvMatrix(l.wq), GemvMatrix(l.wk), GemvMatrix(l.wv), GemvMatrix(l.wo),
                                 GemvMatrix(l.w_gate), GemvMatrix(l.w_up), GemvMatrix(l.w_down)});
   }

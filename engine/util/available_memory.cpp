@@ -41,12 +41,21 @@ std::optional<Available> from_meminfo() {
   return std::nullopt;
 }
 
+std::optional<Available> available_memory() {
+  std::optional<Available> available = from_variable();
+  return available ? available : from_meminfo();
+}
+
 }  // namespace
 
+bool memory_fits(size_t bytes) {
+  const std::optional<Available> available = available_memory();
+  return !available || bytes <= available->bytes;  // unknown: nothing to check against
+}
+
 void require_memory(size_t bytes, const std::string& what) {
-  std::optional<Available> available = from_variable();
-  if (!available) available = from_meminfo();
-  if (!available || bytes <= available->bytes) return;  // unknown: nothing to check against
+  const std::optional<Available> available = available_memory();
+  if (!available || bytes <= available->bytes) return;
   throw Error(what + ": " + format_bytes(bytes) + " needed, but only " + format_bytes(available->bytes) +
               " of memory is available (" + available->source + ")");
 }

@@ -34,26 +34,28 @@ Stored random_matrix(TensorType type, int64_t rows, int64_t cols, uint32_t seed)
 
 // Error bounds against ref::matmul on the same stored weights, per output,
 // relative to sum_k |w||x| (the scale of the rounding): f32 reorders sums
-// (a few ulp x sqrt(K)); bf16 rounds x and the weights to 8 mantissa bits
+// (a few ulp x sqrt(K)), also on F16/BF16 weights widened exactly; bf16
+// (F16/BF16 weights when the caller narrows them) rounds x and the weights to 8 mantissa bits
 // (2^-9 each, 2^-8 together); s8 rounds weights to max_row/127 and x to
 // max_token/127 steps, half a step each: under 1% of sum |w||x| for these
 // normal rows.
 TEST(OnednnGemm, MatchesTheReferenceMatmulPerPrecision) {
   const struct {
     TensorType type;
+    bool narrow_floats;
     GemmPrecision precision;
     double bound;
-  } cases[] = {{TensorType::F32, GemmPrecision::F32, 1e-5},
-               {TensorType::BF16, GemmPrecision::BF16, 8e-3},
-               {TensorType::F16, GemmPrecision::BF16, 8e-3},
-               {TensorType::Q8_0, GemmPrecision::Int8, 2e-2},
-               {TensorType::Q4_0, GemmPrecision::Int8, 2e-2}};
+  } cases[] = {{TensorType::F32, false, GemmPrecision::F32, 1e-5},  {TensorType::F32, true, GemmPrecision::F32, 1e-5},
+               {TensorType::BF16, false, GemmPrecision::F32, 1e-5}, {TensorType::F16, false, GemmPrecision::F32, 1e-5},
+               {TensorType::BF16, true, GemmPrecision::BF16, 8e-3}, {TensorType::F16, true, GemmPrecision::BF16, 8e-3},
+               {TensorType::Q8_0, false, GemmPrecision::Int8, 2e-2}, {TensorType::Q4_0, true, GemmPrecision::Int8, 2e-2}};
   for (const auto& c : cases)
     for (const auto& [m, k, n] : {std::tuple{1, 64, 48}, std::tuple{7, 128, 96}, std::tuple{33, 256, 160}}) {
-      SCOPED_TRACE(std::string(traits(c.type).name) + " m=" + std::to_string(m));
+      SCOPED_TRACE(std::string(traits(c.type).name) + (c.narrow_floats ? " narrowed" : "") + " m=" + std::to_string(m));
       const Stored w = random_matrix(c.type, n, k, 11);
       const MatrixView view = w.view();
-      OnednnGemm gemm(std::span(&view, 1));
+      EXPECT_EQ(gemm_precision(std::span(&view, 1), c.narrow_floats), c.precision);
+      OnednnGemm gemm(std::span(&view, 1), c.precision);
       EXPECT_EQ(gemm.precision(), c.precision);
       std::mt19937 gen(5);
       std::normal_distribution<float> normal(0.0f, 1.0f);
