@@ -89,7 +89,9 @@ Generator::Generator(const Engine& engine, const GeneratorOptions& options)
       options_(options),
       context_(context_tokens(options, engine.model().config())),
       forward_(engine.forward(options.forward)),
-      cache_(kv_cache_config(options, engine.model().config(), options.prefix_sharing ? 2 : 1)),
+      // A second sequence's room: the shared prefix's owner, or with the
+      // cache off the context snapshot next to the step's fresh sequence.
+      cache_(kv_cache_config(options, engine.model().config(), options.prefix_sharing || !options.kv_cache ? 2 : 1)),
       seq_(cache_.create_sequence()),
       step_profile_(engine.model().config().n_layers),
       prefill_profile_(engine.model().config().n_layers),
@@ -221,9 +223,13 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
     if (options_.kv_cache) {
       logits = forward(std::span(&result.ids.back(), 1), decode_profile_, &forward_ms);
     } else {
-      // Recompute: drop every cached K/V and run the whole context again.
-      start_sequence(request.context_ids);
-      logits = forward(history, decode_profile_, &forward_ms);
+      // Recompute: no K/V survives a step; the whole context, the depth's
+      // tokens included, runs again (the snapshot stays for the next request).
+      cache_.free_sequence(seq_);
+      seq_ = cache_.create_sequence();
+      std::vector<int32_t> context = request.context_ids;
+      context.insert(context.end(), history.begin(), history.end());
+      logits = forward(context, decode_profile_, &forward_ms);
     }
   }
   const std::string tail = decoder.flush();

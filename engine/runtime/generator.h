@@ -74,8 +74,9 @@ struct GeneratorOptions {
   KvType k_type = KvType::F32;
   KvType v_type = KvType::F32;
   size_t block_tokens = 16;
-  // Off: no K/V reuse; every decode step recomputes the whole context, to
-  // measure what the cache saves.
+  // Off: no K/V reuse; every decode step recomputes the whole context (a
+  // context depth's tokens too), to measure what the cache saves. The
+  // prompt's prefill starts from the depth's K/V either way.
   bool kv_cache = true;
   // On: a prompt whose leading full blocks equal those of the previous
   // request's prompt shares them and prefills only the rest (TTFT with a

@@ -184,6 +184,10 @@ TEST(KvCacheModes, RecomputeGivesTheCachedTokens) {
   off.kv_cache = false;
   Generator recompute(engine, off);
   EXPECT_EQ(greedy(recompute, "Once upon a time").ids, greedy(cached, "Once upon a time").ids);
+  // After a context depth, every step recomputes the depth's tokens too.
+  const std::vector<int32_t> depth = engine.tokenizer().encode("Tom had a red ball. He liked to play.", true);
+  EXPECT_EQ(greedy(recompute, " Then", depth).ids, greedy(cached, " Then", depth).ids);
+  EXPECT_EQ(greedy(recompute, " Then", depth).ids, greedy(cached, " Then", depth).ids);  // snapshot restored
 }
 
 TEST(KvCacheModes, ContextDepthSnapshotIsReusedExactly) {
