@@ -6,11 +6,13 @@
 #include <string>
 
 #include "bench/pdbench/commands.h"
+#include "bench/pdbench/stop_signals.h"
 
 int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
   // the writers report, instead of the signal killing the process mid-file.
   std::signal(SIGXFSZ, SIG_IGN);
+  pdbench::cli::end_on_signals();
   CLI::App app{"pdbench: a CPU engine for llama-family models and a prefill/decode benchmark harness.\n"
                "Run 'pdbench SUBCOMMAND --help' for each subcommand's options."};
   app.require_subcommand(1);

@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "engine/format/atomic_file.h"
+
 namespace pdbench::cli {
 
 namespace {
@@ -24,6 +26,7 @@ void say(const char* text) {
 void on_signal(int signal) {
   if (g_received.exchange(signal) != 0) {
     say("\npdbench: second signal: exiting now\n");
+    remove_uncommitted_temporaries();
     ::_exit(128 + signal);
   }
   say("\npdbench: ");
@@ -31,7 +34,20 @@ void on_signal(int signal) {
   say(": stopping after writing the finished runs (again to quit at once)\n");
 }
 
+void end_now(int signal) {
+  remove_uncommitted_temporaries();
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
 }  // namespace
+
+void end_on_signals() {
+  struct sigaction action{};
+  action.sa_handler = end_now;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
 
 StopSignals::StopSignals() {
   g_received = 0;

@@ -1,9 +1,11 @@
 #pragma once
 // SIGINT and SIGTERM during `pdbench run`: the first asks the run to stop
 // (it abandons the run in progress, writes what finished and exits
-// 128 + signal); a second one ends the process at once with _exit. That is
-// safe because results files are only ever replaced whole (a temporary file
-// renamed over the old one), and the next run deletes stale temporaries.
+// 128 + signal); a second one removes the temporary files being written and
+// ends the process at once with _exit. That is safe because files are only
+// ever replaced whole (AtomicFile: a temporary file renamed over the old
+// one). Every other command ends at the first signal, also without leaving
+// a temporary file (end_on_signals).
 #include <atomic>
 
 namespace pdbench::cli {
@@ -21,5 +23,10 @@ class StopSignals {
 
 // "SIGINT", "SIGTERM"
 const char* signal_name(int signal);
+
+// Installs the handlers outside `run`: SIGINT, SIGTERM and SIGHUP remove
+// the temporary files being written, then end the process as the signal
+// would have (same exit status for the shell).
+void end_on_signals();
 
 }  // namespace pdbench::cli
