@@ -224,7 +224,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     }
     {
       ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
-                  8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
+                  static_cast<double>(cache.pool().bytes_per_token_per_layer()) * ctx_sum);
       paged_attention_prefill(queries, qkv_width, c.q_dim(), cache, layer, shape);
     }
     {
@@ -327,7 +327,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
         gemv_prepare(l.wo.type, attn_.data(), c.q_dim(), act_o_);
       }
       clock.mark(Op::Attention, li, 4.0 * static_cast<double>(c.q_dim() * n_ctx),
-                 8.0 * static_cast<double>(c.kv_dim() * n_ctx));
+                 static_cast<double>(cache.pool().bytes_per_token_per_layer() * n_ctx));
       gemv_parts({{g.wo.view(), act_o_, out_.data()}}, tid, nt);
 #pragma omp barrier
 #pragma omp single

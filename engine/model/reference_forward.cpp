@@ -111,7 +111,7 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
     double ctx_sum = 0;  // sum of n_ctx over tokens
     for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
     ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
-                8.0 * static_cast<double>(c.kv_dim()) * ctx_sum);
+                static_cast<double>(cache.pool().bytes_per_token_per_layer()) * ctx_sum);
     const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
     for (size_t t = 0; t < n; ++t) {
       scores_.resize(std::max(scores_.size(), slots[t].pos + 1));

@@ -8,6 +8,7 @@
 
 #include "engine/model/fast_forward.h"
 #include "engine/model/synthetic_model.h"
+#include "engine/profile/op_profile.h"
 #include "engine/runtime/generator.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
@@ -136,6 +137,29 @@ TEST(KvCacheTypes, LogitsStayWithinTheTypesRounding) {
 
 // Several sequences in one forward call (prompts of different lengths, then
 // one decode token each) give each sequence the logits it gets alone.
+// The profile counts the K/V bytes attention reads as stored: each position
+// of each layer once, at the cache type's size (a q8_0 cache reads about a
+// quarter of an f32 one), for prefill (every token its causal prefix) and decode.
+TEST(OpProfileCounts, AttentionBytesFollowTheKvType) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  const ModelConfig& c = engine.model().config();
+  for (ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast})
+    for (KvType type : {KvType::F32, KvType::F16, KvType::Q8_0}) {
+      PagedKvCache cache(kv_cache_config(c, type, type, 16, 64));
+      const SequenceId seq = cache.create_sequence();
+      const std::vector<int32_t> prompt{1, 300, 301, 302, 303, 304, 305, 306};
+      SequenceChunk chunk{seq, prompt};
+      OpProfile profile(c.n_layers);
+      engine.forward(kind).run(cache, std::span(&chunk, 1), false, &profile);
+      const int32_t next = 5;
+      chunk = {seq, std::span(&next, 1)};
+      engine.forward(kind).run(cache, std::span(&chunk, 1), false, &profile);
+      const double positions = (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8) + 9;  // causal prefixes, then decode at 9
+      const double expected = positions * static_cast<double>(c.n_layers * cache.pool().bytes_per_token_per_layer());
+      EXPECT_DOUBLE_EQ(profile.total(Op::Attention).bytes, expected) << kv_type_name(type);
+    }
+}
+
 TEST(Batching, EachSequenceGetsWhatItGetsAlone) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   const std::vector<std::vector<int32_t>> prompts{engine.tokenizer().encode("Once upon a time", true),
