@@ -14,7 +14,7 @@ namespace {
 // batch copies of the request in one continuous batch. Every sequence joins
 // at step 0 and takes one token per step, so a step's time is every
 // sequence's inter-token gap; TTFT is the first request's (they share the
-// prefill step). Op profiles are not recorded for batches.
+// prefill step). Op profiles are the whole batch's.
 RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
   const std::vector<GenerateRequest> requests(c.spec.batch, std::move(request));
   const BatchRun run = c.batcher->run(requests);
@@ -25,6 +25,8 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
   const size_t prompt = run.results.front().prompt_ids.size();
   for (size_t i = 0; i < r.timings.step_ms.size(); ++i)
     r.steps.push_back({i + 1, prompt + i + 1, r.timings.step_ms[i], r.timings.step_ms[i]});
+  r.prefill = run.prefill_ops;
+  r.decode = run.decode_ops;
   return r;
 }
 

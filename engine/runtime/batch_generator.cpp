@@ -72,6 +72,10 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
 
   BatchRun out;
   out.results.resize(requests.size());
+  const size_t n_layers = engine_.model().config().n_layers;
+  out.prefill_ops = OpProfile(n_layers);
+  out.decode_ops = OpProfile(n_layers);
+  OpProfile step_ops(n_layers);
   std::vector<Slot> active;
   size_t reserved_blocks = 0;  // blocks the active requests will need in all
   auto blocks_of = [&](size_t i) { return cache_.blocks_for(prompts[i].size() + requests[i].max_new_tokens - 1); };
@@ -97,17 +101,25 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
       continue;
     }
     std::vector<SequenceChunk> chunks;
-    for (const Slot& s : active)
+    bool prefills = false;
+    for (const Slot& s : active) {
       chunks.push_back(s.prefilled ? SequenceChunk{s.seq, std::span(&s.history.back(), 1)}
                                    : SequenceChunk{s.seq, std::span(s.history)});
+      prefills = prefills || !s.prefilled;
+    }
+    step_ops.reset();
     const auto step_start = Clock::now();
-    const auto logits = forward.run(cache_, chunks, false, nullptr);
+    const auto logits = forward.run(cache_, chunks, false, &step_ops);
     std::vector<Slot> still;
     for (size_t c = 0; c < active.size(); ++c) {
       Slot& s = active[c];
       const GenerateRequest& r = requests[s.index];
       GenerationResult& res = out.results[s.index];
-      const int32_t id = s.sampler.sample(logits.subspan(c * vocab, vocab), s.history);
+      int32_t id;
+      {
+        ScopedOp op(&step_ops, Op::Sampling, -1);
+        id = s.sampler.sample(logits.subspan(c * vocab, vocab), s.history);
+      }
       const double now = ms_since(start);
       if (!s.prefilled) {
         res.timings.ttft_ms = now - s.arrival_ms;
@@ -136,6 +148,7 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
       reserved_blocks -= blocks_of(s.index);
     }
     out.step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - step_start).count());
+    (prefills ? out.prefill_ops : out.decode_ops).merge(step_ops);
     out.step_batch.push_back(active.size());
     active = std::move(still);
   }

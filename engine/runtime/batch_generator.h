@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/profile/op_profile.h"
 #include "engine/runtime/generator.h"
 
 namespace pdbench {
@@ -18,6 +19,10 @@ struct BatchRun {
   std::vector<double> step_ms;            // every forward step, with its sampling
   std::vector<size_t> step_batch;         // sequences in flight at each step
   double wall_ms = 0;
+  // Per-op time of the steps that prefill at least one prompt, and of those
+  // that only decode (sampling included).
+  OpProfile prefill_ops;
+  OpProfile decode_ops;
 };
 
 class BatchGenerator {

@@ -50,6 +50,25 @@ TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) {
   }
 }
 
+// Steps that prefill any prompt go to the prefill profile, the others to
+// decode: with every request arriving at once, one prefill step and a
+// sampling call per request per step.
+TEST(BatchGenerator, OpProfilesSplitPrefillStepsFromDecodeSteps) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  GeneratorOptions options;
+  options.context = 64;
+  BatchGenerator batch(engine, options, 3);
+  std::vector<GenerateRequest> requests(3, request("Once upon a time", 5));
+  for (auto& r : requests) r.ignore_stop = true;
+  const BatchRun run = batch.run(requests);
+  const size_t layers = engine.model().config().n_layers;
+  EXPECT_EQ(run.prefill_ops.total(Op::QkvProjection).calls, layers);      // one step
+  EXPECT_EQ(run.decode_ops.total(Op::QkvProjection).calls, 4 * layers);   // four more
+  EXPECT_EQ(run.prefill_ops.total(Op::Sampling).calls, 3u);
+  EXPECT_EQ(run.decode_ops.total(Op::Sampling).calls, 4 * 3u);
+  EXPECT_GT(run.decode_ops.total(Op::FfnGateUp).flops, 0.0);
+}
+
 TEST(BatchGenerator, LateArrivalsJoinAndCountTtftFromArrival) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   GeneratorOptions options;
