@@ -15,6 +15,14 @@ namespace {
 // at step 0 and takes one token per step, so a step's time is every
 // sequence's inter-token gap; TTFT is the first request's (they share the
 // prefill step). Op profiles are the whole batch's.
+// A busy wait, like slower code: a sleep would hand the core to other
+// processes, which evict the caches and slow the next prefill too.
+void busy_wait_us(size_t us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
   const std::vector<GenerateRequest> requests(c.spec.batch, std::move(request));
   const BatchRun run = c.batcher->run(requests);
@@ -47,19 +55,18 @@ RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()
   std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step
   size_t kv_used = 0;
   const GenerationResult g = generator.generate(request, {}, [&](const StepTrace& t) {
-    if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
+    if (c.stop != nullptr && c.stop->load() != 0) {
+      // Slower code would finish its step before seeing the stop; so does the
+      // test delay, which gives a second signal a window to arrive in.
+      busy_wait_us(c.decode_delay_us);
+      throw RunInterrupted();
+    }
     if (t.step > 0) forwards.emplace_back(t.kv_length, t.forward_ms);
     if (t.step == 0 && first_token) first_token();
     kv_used = t.kv_bytes_used;
     // Called between tokens inside the timed loop: the delay lands in the next
-    // step's gap (never after the last token, nor in TTFT). A busy wait, like
-    // slower code: a sleep would hand the core to other processes, which
-    // evict the caches and slow the next prefill too.
-    if (c.decode_delay_us > 0 && t.step + 1 < c.spec.output_tokens) {
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(c.decode_delay_us);
-      while (std::chrono::steady_clock::now() < until) {
-      }
-    }
+    // step's gap (never after the last token, nor in TTFT).
+    if (t.step + 1 < c.spec.output_tokens) busy_wait_us(c.decode_delay_us);
   });
   r.timings = g.timings;
   r.generated = g.ids.size();

@@ -129,7 +129,8 @@ TEST(Interrupt, SigintKeepsFinishedCasesAndResumeCompletesThem) { stop_then_resu
 TEST(Interrupt, SigtermLikewiseExits143) { stop_then_resume(SIGTERM, 143, "SIGTERM"); }
 
 // The second signal must come while the first is still being acted on: the
-// stop is seen between tokens, and here a token takes seconds.
+// stop is seen between tokens, and with the test delay the step in progress
+// still takes its 3 s after the stop is seen, as slower code would.
 TEST(Interrupt, SecondSigintExitsAtOnce) {
   const std::string dir = test::temp_dir("stop2");
   const std::string scenario = write_scenario(dir);
