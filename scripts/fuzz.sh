@@ -6,7 +6,8 @@
 # committed corpus never changes. Prints executions, exec/s, corpus size and
 # edge coverage per target; exits non-zero if any target found a crash,
 # leak, timeout or out-of-memory input. Logs, grown corpora and crashing
-# inputs stay in build-fuzz/fuzz-run/.
+# inputs stay in build-fuzz/fuzz-run/ (FUZZ_RUN_DIR=DIR: in DIR instead, so
+# that two runs, e.g. one per core with different targets, can go at once).
 # On a shared machine: nice -n 19 bash scripts/fuzz.sh 600
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPDBENCH_FUZZ=ON -DPDBENCH_BUILD_TESTS=OFF >/dev/null
 cmake --build build-fuzz --target fuzz_all -j "$(nproc)"
 
-run=build-fuzz/fuzz-run
+run="${FUZZ_RUN_DIR:-build-fuzz/fuzz-run}"
 rm -rf "$run"
 mkdir -p "$run/corpus" "$run/logs" "$run/crashes"
 cp -r fuzz/corpus/. "$run/corpus/"
