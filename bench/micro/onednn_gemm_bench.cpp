@@ -1,9 +1,12 @@
 // Prefill GEMMs (OnednnGemm) at the shapes of SmolLM2-135M and Llama-3.2-1B,
-// a 512-token prompt, for each compute precision (f32: F32/F16/BF16 files;
-// bf16: F16/BF16 files short of memory; s8: Q8_0/Q4_0 files), with weights
-// stored in that precision. Counter: FLOP/s (2 M N K), the compute roofline prefill
-// is judged against. Activation conversion (bf16, or s8 with per-token
-// scales) is part of each call, as in the forward pass.
+// for each compute precision (f32: F32/F16/BF16 files; bf16: F16/BF16 files
+// short of memory; s8: Q8_0/Q4_0 files), with weights stored in that
+// precision, at M = 512 (a prompt) and M = 8 (a batch of 8 decoding
+// sequences). Counters: FLOP/s (2 M N K), the compute roofline prefill is
+// judged against, and weight_bytes/s, the packed weights read once per call,
+// the memory roofline a small batch is judged against. Activation
+// conversion (bf16, or s8 with per-token scales) is part of each call, as
+// in the forward pass.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -16,7 +19,6 @@
 namespace pdbench {
 namespace {
 
-constexpr int64_t kPromptTokens = 512;
 
 struct Shape {
   const char* name;
@@ -30,7 +32,7 @@ constexpr Shape kShapes[] = {
     {"llama1b_gate_up_16384x2048", 16384, 2048}, {"llama1b_down_2048x8192", 2048, 8192},
 };
 
-void BM_onednn_gemm(benchmark::State& state, Shape shape, TensorType type) {
+void BM_onednn_gemm(benchmark::State& state, Shape shape, TensorType type, int64_t m) {
   std::mt19937 gen(1);
   std::normal_distribution<float> normal(0.0f, 0.02f);
   const auto cols = static_cast<size_t>(shape.cols);
@@ -45,25 +47,30 @@ void BM_onednn_gemm(benchmark::State& state, Shape shape, TensorType type) {
                                   : type == TensorType::BF16 ? GemmPrecision::BF16
                                                              : GemmPrecision::Int8;
   OnednnGemm gemm(std::span(&w, 1), precision);
-  std::vector<float> x(static_cast<size_t>(kPromptTokens) * cols);
+  std::vector<float> x(static_cast<size_t>(m) * cols);
   for (auto& v : x) v = normal(gen);
-  std::vector<float> y(static_cast<size_t>(kPromptTokens * shape.rows));
+  std::vector<float> y(static_cast<size_t>(m * shape.rows));
   for (auto _ : state) {
-    gemm.run(x.data(), y.data(), static_cast<size_t>(kPromptTokens));
+    gemm.run(x.data(), y.data(), static_cast<size_t>(m));
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(kPromptTokens * shape.rows * shape.cols),
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * shape.rows * shape.cols),
                                                 benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(gemm.implementation(static_cast<size_t>(kPromptTokens)));
+  state.counters["weight_bytes/s"] = benchmark::Counter(
+      static_cast<double>(gemm_weight_bytes(static_cast<size_t>(shape.rows), cols, precision)),
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(gemm.implementation(static_cast<size_t>(m)));
 }
 
 int register_all() {
   for (const Shape& s : kShapes)
     for (TensorType t : {TensorType::F32, TensorType::BF16, TensorType::Q8_0})
-      benchmark::RegisterBenchmark((std::string("onednn_gemm/") + s.name + "/" + std::string(traits(t).name)).c_str(),
-                                   BM_onednn_gemm, s, t)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+      for (int64_t m : {512, 8})
+        benchmark::RegisterBenchmark(
+            (std::string("onednn_gemm/") + s.name + "/" + std::string(traits(t).name) + "/m:" + std::to_string(m)).c_str(),
+            BM_onednn_gemm, s, t, m)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
   return 0;
 }
 const int registered = register_all();
