@@ -12,7 +12,9 @@
 #include "engine/runtime/generator.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/tiny_model.h"
 
 namespace pdbench {
 namespace {
@@ -47,22 +49,16 @@ std::vector<std::vector<float>> prefill_and_decode(const Engine& engine, Forward
   return out;
 }
 
+// A 12-token prompt inside the synthetic vocabularies.
+const std::vector<int32_t> kPrompt{1, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310};
+
 class SyntheticModels : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("forward"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string write(const std::string& like, TensorType type) {
-    ModelConfig c = preset_config(like);
-    c.dim = 128;
-    c.n_layers = 2;
-    c.n_heads = 4;
-    c.n_kv_heads = 2;
-    c.head_dim = 32;
-    c.rope_dim = 32;
-    c.ffn_dim = 256;
-    c.vocab = 512;
-    c.context_length = 128;
+    const ModelConfig c = test::tiny_config(like, 128, 32, 256, 512);
     const std::string path = dir_ + "/" + like + "-" + std::string(traits(type).name) + ".gguf";
     write_synthetic_model({like, c, type, 7}, path);
     return path;
@@ -89,9 +85,8 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
     for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0}) {
       SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));
       const Engine engine = Engine::load(write(like, type));
-      const std::vector<int32_t> prompt{1, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310};
-      const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, prompt);
-      const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, prompt);
+      const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, kPrompt);
+      const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
       for (size_t i = 0; i < ref.size(); ++i) {
         const float err = relative_error(fast[i], ref[i]);
         EXPECT_LE(err, fast_path_bound(type, i == 0)) << (i == 0 ? "prefill" : "decode step ") << i;
@@ -104,12 +99,13 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
 TEST_F(SyntheticModels, BF16PrefillWhenWidenedWeightsDoNotFit) {
   const Engine engine = Engine::load(write("llama-3.2-1b", TensorType::BF16));
   EXPECT_EQ(float_gemm_precision(engine.model().weights()), GemmPrecision::F32);
-  ASSERT_EQ(setenv(kMemAvailableVariable, "1", 1), 0);  // 1 MiB: the f32 copies need ~2.5
-  EXPECT_EQ(float_gemm_precision(engine.model().weights()), GemmPrecision::BF16);
-  const std::vector<int32_t> prompt{1, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310};
-  const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, prompt);
-  unsetenv(kMemAvailableVariable);
-  const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, prompt);
+  std::vector<std::vector<float>> fast;
+  {
+    const test::ScopedEnv one_mib(kMemAvailableVariable, "1");  // the f32 copies need ~2.5
+    EXPECT_EQ(float_gemm_precision(engine.model().weights()), GemmPrecision::BF16);
+    fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
+  }
+  const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, kPrompt);
   const float err = relative_error(fast[0], ref[0]);
   EXPECT_LE(err, 2e-2f);
   EXPECT_GT(err, 1e-5f) << "expected bf16 rounding: was the f32 path taken?";

@@ -19,6 +19,7 @@
 #include "tests/support/gguf_rewrite.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/tiny_model.h"
 
 namespace pdbench {
 namespace {
@@ -37,17 +38,7 @@ std::string error_of(Fn&& fn) {
 
 // A llama model small enough to write and run in milliseconds.
 SyntheticSpec tiny_llama(TensorType type) {
-  ModelConfig c = preset_config("llama-3.2-1b");
-  c.dim = 64;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.head_dim = 16;
-  c.rope_dim = 16;
-  c.ffn_dim = 96;
-  c.vocab = 1024;
-  c.context_length = 128;
-  return {"tiny", c, type, 3};
+  return {"tiny", test::tiny_config("llama-3.2-1b", 64, 16, 96, 1024), type, 3};
 }
 
 class HostileModel : public ::testing::Test {

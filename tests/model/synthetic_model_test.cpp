@@ -15,6 +15,7 @@
 #include "engine/runtime/generator.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/tiny_model.h"
 
 namespace pdbench {
 namespace {
@@ -27,17 +28,8 @@ constexpr TensorType kAllTypes[] = {TensorType::F32, TensorType::F16, TensorType
 // A preset's architecture at a size that writes and runs in milliseconds.
 // The qwen2 one has head_dim * heads != dim, so key_length is written too.
 SyntheticSpec tiny_spec(const std::string& like, TensorType type, uint64_t seed = 1) {
-  ModelConfig c = preset_config(like);
-  c.dim = 64;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.head_dim = c.arch == Architecture::Qwen2 ? 32 : 16;
-  c.rope_dim = c.head_dim;
-  c.ffn_dim = 96;
-  c.vocab = 1024;
-  c.context_length = 128;
-  return {"tiny-" + like, c, type, seed};
+  const size_t head_dim = preset_config(like).arch == Architecture::Qwen2 ? 32 : 16;
+  return {"tiny-" + like, test::tiny_config(like, 64, head_dim, 96, 1024), type, seed};
 }
 
 void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
