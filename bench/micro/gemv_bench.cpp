@@ -2,7 +2,8 @@
 // format, 1 thread and all threads, with the kernels gemv_isa() selects
 // (PDBENCH_ISA=avx2|scalar to compare). Counters: bytes/s of weights read
 // and FLOP/s (2 rows cols). BM_read_bandwidth is the roofline: the same
-// bytes summed by read_sum.
+// bytes summed by read_sum. BM_gemv_batch: the batch kernels (Q8_0 on
+// AVX-512) at batch 1, 2, 4 and 8, weights read once per call.
 //
 // Decode streams each matrix from DRAM once per token, so every benchmark
 // cycles through copies of its matrix filling kWorkingSetBytes, more than the
@@ -12,7 +13,6 @@
 #include <omp.h>
 
 #include <cstring>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +20,7 @@
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
+#include "engine/util/cache_aligned.h"
 
 namespace pdbench {
 namespace {
@@ -52,11 +53,11 @@ struct MatrixCopies {
   RowLayout layout;
   Shape shape;
   size_t matrix_bytes;
-  std::unique_ptr<std::byte[]> data;
+  CacheAlignedVector<std::byte> data;  // aligned like GemvMatrix copies
   size_t count;
 
   MatrixView copy(size_t i) const {
-    return {type, shape.rows, shape.cols, data.get() + (i % count) * matrix_bytes, layout};
+    return {type, shape.rows, shape.cols, data.data() + (i % count) * matrix_bytes, layout};
   }
 };
 
@@ -65,9 +66,9 @@ struct MatrixCopies {
 const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape& shape) {
   // One at a time: the benchmarks of a (type, layout, shape) run back to back.
   static MatrixCopies cached{};
-  if (cached.data && cached.type == type && cached.layout == layout && cached.shape.name == shape.name)
+  if (!cached.data.empty() && cached.type == type && cached.layout == layout && cached.shape.name == shape.name)
     return cached;
-  cached.data.reset();
+  cached.data = {};
   const auto cols = static_cast<size_t>(shape.cols);
   const size_t stride = row_bytes(type, cols);
   constexpr size_t kDistinctRows = 16;
@@ -79,9 +80,9 @@ const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape
     for (auto& v : row) v = normal(gen);
     quantize_row(type, row.data(), rows.data() + r * stride, cols);
   }
-  if (layout == RowLayout::SplitScales) {
-    const GemvMatrix split({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, GemvIsa::Avx512);
-    std::memcpy(rows.data(), split.view().data, rows.size());
+  if (layout != RowLayout::Blocks) {
+    const GemvMatrix regrouped({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, GemvIsa::Avx512);
+    std::memcpy(rows.data(), regrouped.view().data, rows.size());
   }
   cached.type = type;
   cached.layout = layout;
@@ -89,9 +90,9 @@ const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape
   cached.matrix_bytes = static_cast<size_t>(shape.rows) * stride;
   cached.count = std::max<size_t>(1, kWorkingSetBytes / cached.matrix_bytes);
   const size_t total = cached.count * cached.matrix_bytes;
-  cached.data = std::make_unique<std::byte[]>(total);
+  cached.data.resize(total);
   for (size_t offset = 0; offset < total; offset += stride)
-    std::memcpy(cached.data.get() + offset, rows.data() + (offset / stride % kDistinctRows) * stride, stride);
+    std::memcpy(cached.data.data() + offset, rows.data() + (offset / stride % kDistinctRows) * stride, stride);
   return cached;
 }
 
@@ -119,6 +120,38 @@ void BM_gemv(benchmark::State& state, TensorType type, RowLayout layout, const S
   }
   set_rates(state, static_cast<double>(copies.matrix_bytes),
             2.0 * static_cast<double>(shape.rows) * static_cast<double>(shape.cols));
+  state.SetLabel(std::string(gemv_isa_name(gemv_isa())));
+}
+
+// Args: batch size M, thread count. M tokens against one matrix, the way a
+// batched decode step runs it: quantize M activations, then one parallel
+// region in which each thread reads its rows' weights once for all M.
+// bytes/s counts the weights once per call, so a batch kernel that stays
+// memory-bound holds the M = 1 rate while its FLOP/s grow M-fold.
+void BM_gemv_batch(benchmark::State& state, TensorType type, RowLayout layout, const Shape& shape) {
+  const MatrixCopies& copies = matrix_copies(type, layout, shape);
+  const auto batch = static_cast<size_t>(state.range(0));
+  omp_set_num_threads(static_cast<int>(state.range(1)));
+  std::mt19937 gen(2);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const auto cols = static_cast<size_t>(shape.cols), rows = static_cast<size_t>(shape.rows);
+  std::vector<float> x(batch * cols), y(batch * rows);
+  for (auto& v : x) v = normal(gen);
+  std::vector<GemvActivation> acts(batch);
+  size_t i = 0;
+  for (auto _ : state) {
+    const MatrixView w = copies.copy(i++);
+    for (size_t m = 0; m < batch; ++m) gemv_prepare(type, x.data() + m * cols, cols, acts[m]);
+#pragma omp parallel
+    {
+      const RowRange mine = gemv_thread_rows(shape.rows, omp_get_thread_num(), omp_get_num_threads());
+      gemv_rows_batch(w, acts, y.data(), rows, mine.begin, mine.end);
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_rates(state, static_cast<double>(copies.matrix_bytes),
+            2.0 * static_cast<double>(batch) * static_cast<double>(rows) * static_cast<double>(cols));
   state.SetLabel(std::string(gemv_isa_name(gemv_isa())));
 }
 
@@ -155,17 +188,24 @@ void BM_gemv_prepare_q8(benchmark::State& state) {
 
 const bool registered = [] {
   const int all_threads = omp_get_max_threads();
-  // "<type>_split": the rows the selected ISA reads for that type when it
-  // regroups them (gemv_layout), next to the file's rows.
+  // "<type>_split" / "<type>_grouped": the rows the selected ISA reads for
+  // that type when it regroups them (gemv_layout), next to the file's rows.
   for (TensorType type : kTypes)
-    for (RowLayout layout : {RowLayout::Blocks, RowLayout::SplitScales}) {
-      if (layout != RowLayout::Blocks && gemv_layout(type) != layout) continue;
-      const std::string format = std::string(traits(type).name) + (layout == RowLayout::Blocks ? "" : "_split");
+    for (RowLayout layout : {RowLayout::Blocks, gemv_layout(type)}) {
+      const bool file_rows = layout == RowLayout::Blocks;
+      if (!file_rows && gemv_layout(type) == RowLayout::Blocks) continue;
+      const std::string format = std::string(traits(type).name) +
+                                 (file_rows ? "" : layout == RowLayout::SplitScales ? "_split" : "_grouped");
       for (const Shape& shape : kShapes) {
         const std::string name = "BM_gemv/" + format + "/" + shape.name;
         auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);
         b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
         if (all_threads > 1) b->Arg(all_threads);
+        if (file_rows || !gemv_batches(MatrixView{type, 1, 32, nullptr, layout})) continue;
+        const std::string batch_name = "BM_gemv_batch/" + format + "/" + shape.name;
+        auto* batch = benchmark::RegisterBenchmark(batch_name.c_str(), BM_gemv_batch, type, layout, shape);
+        batch->ArgNames({"batch", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+        for (int64_t m : {1, 2, 4, 8}) batch->Args({m, 1})->Args({m, all_threads});
       }
     }
   auto* read = benchmark::RegisterBenchmark("BM_read_bandwidth", BM_read_bandwidth);

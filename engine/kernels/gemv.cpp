@@ -47,18 +47,13 @@ GemvIsa select_isa() {
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
 
-// act.q8 rearranged as gemv_detail::SplitActivation describes.
-void prepare_split(TensorType weight_type, GemvActivation& act) {
+// act.q8 rearranged as gemv_detail::SplitActivation describes for Q4_0.
+void prepare_split(GemvActivation& act) {
   const size_t n_blocks = act.q8.size();
   act.split_qs.resize(32 * n_blocks);
   act.split_d.resize(n_blocks);
   for (size_t b = 0; b < n_blocks; ++b) act.split_d[b] = act.q8[b].d;
   int8_t* qs = act.split_qs.data();
-  if (weight_type == TensorType::Q8_0) {
-    for (size_t b = 0; b < n_blocks; ++b) std::memcpy(qs + 32 * b, act.q8[b].qs, 32);
-    act.split_offsets.clear();
-    return;
-  }
   size_t b = 0;
   for (; b + 2 <= n_blocks; b += 2) {
     const int8_t* lo = act.q8[b].qs;
@@ -77,19 +72,41 @@ void prepare_split(TensorType weight_type, GemvActivation& act) {
   }
 }
 
-// The scalar reference reads act.q8; the SIMD kernels read its split copy.
-void split_rows(GemvIsa isa, const MatrixView& w, const GemvActivation& act, const std::byte* first, size_t stride,
-                size_t cols, float* out, size_t n) {
-  const GemvKernels& k = kernels_of(isa);
-  const gemv_detail::SplitGemv kernel = w.type == TensorType::Q8_0 ? k.q8_0_split : k.q4_0_split;
-  if (kernel == nullptr || !is_quantized(w.type))
-    throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " +
-                std::string(traits(w.type).name) + " rows with split scales");
-  if (isa != GemvIsa::Scalar && act.split_d.size() != act.q8.size())
-    throw Error("gemv_rows: activation not prepared for split-scale rows on " + std::string(gemv_isa_name(isa)));
-  const gemv_detail::SplitActivation x{act.q8.data(), act.split_qs.data(), act.split_d.data(),
-                                       act.split_offsets.data()};
-  kernel(first, stride, cols, x, out, n);
+// act.q8 rearranged as gemv_detail::SplitActivation describes for Q8_0:
+// groups of 16 blocks, zero-padded, 4 bytes of each block per chunk.
+void prepare_grouped(GemvActivation& act) {
+  constexpr size_t kGroup = 16;
+  const size_t n_blocks = act.q8.size();
+  const size_t padded = (n_blocks + kGroup - 1) / kGroup * kGroup;
+  act.split_qs.assign(32 * padded, 0);
+  act.split_d.assign(padded, 0.0f);
+  act.split_offsets.assign(padded, 0);
+  for (size_t b = 0; b < n_blocks; ++b) {
+    const size_t group = b / kGroup, lane = b % kGroup;
+    for (size_t k = 0; k < 8; ++k)
+      std::memcpy(&act.split_qs[32 * kGroup * group + 64 * k + 4 * lane], act.q8[b].qs + 4 * k, 4);
+    act.split_d[b] = act.q8[b].d;
+    act.split_offsets[b] = -128 * act.q8[b].sum;
+  }
+}
+
+// The scalar reference reads act.q8; the SIMD kernels read its rearranged copy.
+gemv_detail::SplitActivation split_activation(GemvIsa isa, const GemvActivation& act) {
+  if (isa != GemvIsa::Scalar && act.split_d.empty() && !act.q8.empty())
+    throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(gemv_isa_name(isa)));
+  return {act.q8.data(), act.split_qs.data(), act.split_d.data(), act.split_offsets.data()};
+}
+
+[[noreturn]] void no_kernel(GemvIsa isa, const MatrixView& w) {
+  throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
+              " rows in this layout");
+}
+
+void check_activation(const MatrixView& w, const GemvActivation& act) {
+  if (act.weight_type != w.type || act.cols != static_cast<size_t>(w.cols))
+    throw Error("gemv_rows: activation prepared for " + std::string(traits(act.weight_type).name) + " x " +
+                std::to_string(act.cols) + ", weights are " + std::string(traits(w.type).name) + " x " +
+                std::to_string(w.cols));
 }
 
 }  // namespace
@@ -132,6 +149,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
   act.cols = cols;
   act.f32 = nullptr;
   act.q8.clear();
+  act.split_d.clear();  // what split_activation checks
   if (!is_quantized(weight_type)) {
     act.f32 = x;
     return;
@@ -140,16 +158,19 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
     throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of 32");
   act.q8.resize(cols / 32);
   kernels_of(isa).quantize_activation(x, act.q8.data(), cols / 32);
-  if (gemv_layout(weight_type, isa) == RowLayout::SplitScales) prepare_split(weight_type, act);
+  switch (gemv_layout(weight_type, isa)) {
+    case RowLayout::SplitScales:
+      return prepare_split(act);
+    case RowLayout::GroupedQuants:
+      return prepare_grouped(act);
+    case RowLayout::Blocks:
+      break;
+  }
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, GemvIsa isa) {
-  if (act.weight_type != w.type || act.cols != static_cast<size_t>(w.cols))
-    throw Error("gemv_rows: activation prepared for " +
-                std::string(traits(act.weight_type).name) + " x " + std::to_string(act.cols) +
-                ", weights are " + std::string(traits(w.type).name) + " x " +
-                std::to_string(w.cols));
+  check_activation(w, act);
   if (row_begin >= row_end) return;
   const GemvKernels& k = kernels_of(isa);
   const std::byte* first = w.row(row_begin);
@@ -157,7 +178,15 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   const auto cols = static_cast<size_t>(w.cols);
   const auto n = static_cast<size_t>(row_end - row_begin);
   float* out = y + row_begin;
-  if (w.layout == RowLayout::SplitScales) return split_rows(isa, w, act, first, stride, cols, out, n);
+  if (w.layout == RowLayout::GroupedQuants) {
+    if (w.type != TensorType::Q8_0 || k.q8_0_grouped == nullptr) no_kernel(isa, w);
+    const gemv_detail::SplitActivation x = split_activation(isa, act);
+    return k.q8_0_grouped(first, stride, cols, &x, 1, out, 0, n);
+  }
+  if (w.layout == RowLayout::SplitScales) {
+    if (w.type != TensorType::Q4_0 || k.q4_0_split == nullptr) no_kernel(isa, w);
+    return k.q4_0_split(first, stride, cols, split_activation(isa, act), out, n);
+  }
   switch (w.type) {
     case TensorType::F32:
       return k.f32(first, stride, cols, act.f32, out, n);
@@ -170,6 +199,29 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
     case TensorType::Q4_0:
       return k.q4_0(first, stride, cols, act.q8.data(), out, n);
   }
+}
+
+bool gemv_batches(const MatrixView& w, GemvIsa isa) {
+  return w.layout == RowLayout::GroupedQuants && kernels_of(isa).q8_0_grouped != nullptr;
+}
+
+void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+                     int64_t row_begin, int64_t row_end, GemvIsa isa) {
+  if (acts.size() > kGemvMaxBatch)
+    throw Error("gemv_rows_batch: " + std::to_string(acts.size()) + " activations, at most " +
+                std::to_string(kGemvMaxBatch));
+  if (!gemv_batches(w, isa)) {
+    for (size_t m = 0; m < acts.size(); ++m) gemv_rows(w, acts[m], y + m * y_stride, row_begin, row_end, isa);
+    return;
+  }
+  gemv_detail::SplitActivation xs[kGemvMaxBatch];
+  for (size_t m = 0; m < acts.size(); ++m) {
+    check_activation(w, acts[m]);
+    xs[m] = split_activation(isa, acts[m]);
+  }
+  if (row_begin >= row_end || acts.empty()) return;
+  kernels_of(isa).q8_0_grouped(w.row(row_begin), w.row_stride(), static_cast<size_t>(w.cols), xs, acts.size(),
+                               y + row_begin, y_stride, static_cast<size_t>(row_end - row_begin));
 }
 
 RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads) {

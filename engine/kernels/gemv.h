@@ -14,10 +14,12 @@
 //   gemv_rows(w, act, y, mine.begin, mine.end);
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
+#include "engine/util/cache_aligned.h"
 
 namespace pdbench {
 
@@ -57,11 +59,11 @@ struct GemvActivation {
   size_t cols = 0;
   const float* f32 = nullptr;   // F32/F16/BF16: x itself, which the caller keeps alive
   std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
-  // Q8_0/Q4_0 on AVX-512: q8 rearranged for the SplitScales kernels' vector
-  // loads (gemv_isa.h, SplitActivation, says how).
-  std::vector<int8_t> split_qs;
-  std::vector<float> split_d;
-  std::vector<int32_t> split_offsets;
+  // Q8_0/Q4_0 on AVX-512: q8 rearranged for the regrouped rows' kernels'
+  // vector loads (gemv_isa.h, SplitActivation, says how).
+  CacheAlignedVector<int8_t> split_qs;
+  CacheAlignedVector<float> split_d;
+  CacheAlignedVector<int32_t> split_offsets;
 };
 
 // Prepares x (cols long) for weights of `weight_type`; call once per matmul.
@@ -76,6 +78,21 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 // has no kernel on `isa` (GemvMatrix makes the layout each ISA reads).
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, GemvIsa isa = gemv_isa());
+
+// The most activations gemv_rows_batch reads the weights once for.
+inline constexpr size_t kGemvMaxBatch = 8;
+
+// Whether gemv_rows_batch reads w's weights once for the whole batch on
+// `isa` (a layout with a batch kernel: Q8_0 on AVX-512); otherwise it makes
+// one pass per activation, and a GEMM is the better tool for a batch.
+bool gemv_batches(const MatrixView& w, GemvIsa isa = gemv_isa());
+
+// Several tokens' activations against the same rows, for small decode
+// batches: y[m * y_stride + r] = dot(row r of w, acts[m]) for r in
+// [row_begin, row_end) and m < acts.size() <= kGemvMaxBatch. The same
+// checks as gemv_rows; the same sums, to the rounding of their order.
+void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+                     int64_t row_begin, int64_t row_end, GemvIsa isa = gemv_isa());
 
 struct RowRange {
   int64_t begin;

@@ -19,16 +19,24 @@ using FloatGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const
                            float* y, size_t n_rows);
 using QuantGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x,
                            float* y, size_t n_rows);
-// x for the kernels of RowLayout::SplitScales rows: the same quantized
-// blocks, also rearranged for vector loads (gemv.cpp prepares them).
-//   qs: Q8_0: every block's 32 quants in order. Q4_0: per pair of blocks
-//       (b, b + 1), 64 bytes ordered as a pair's nibbles unpack: b's 0-15,
-//       b+1's 0-15, b's 16-31, b+1's 16-31; a last unpaired block in order.
-//   d: each block's scale.
-//   offsets: Q4_0 only: 8 int32 lanes per block, each the -sum of the quants
-//       of the block its dot-product lane covers (a pair's 16 lanes go b, b+1,
-//       b, b+1 in fours, like qs): the lanes start there, which subtracts the
+// x for the kernels of regrouped rows (RowLayout::SplitScales and
+// GroupedQuants): the same quantized blocks, also rearranged for vector loads
+// (gemv.cpp prepares them).
+//   Q4_0 (SplitScales):
+//     qs: per pair of blocks (b, b + 1), 64 bytes ordered as a pair's
+//       nibbles unpack: b's 0-15, b+1's 0-15, b's 16-31, b+1's 16-31; a last
+//       unpaired block in order.
+//     d: each block's scale.
+//     offsets: 8 int32 lanes per block, each the -sum of the quants of the
+//       block its dot-product lane covers (a pair's 16 lanes go b, b+1, b,
+//       b+1 in fours, like qs): the lanes start there, which subtracts the
 //       nibbles' offset of 8 (8 lanes x -sum = -8 sum).
+//   Q8_0 (GroupedQuants), every group padded to 16 blocks with zeros:
+//     qs: per group, 8 chunks of 64 bytes laid out like the weights' chunks.
+//     d: each block's scale.
+//     offsets: one int32 per block, -128 sum of its quants: the kernels read
+//       the weights as unsigned w + 128 (vpdpbusd multiplies u8 by s8), and
+//       sum (w + 128) x - 128 sum x = sum w x.
 struct SplitActivation {
   const BlockQ8Act* blocks;  // as quantized: what the scalar kernels read
   const int8_t* qs;
@@ -37,6 +45,10 @@ struct SplitActivation {
 };
 using SplitGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x,
                            float* y, size_t n_rows);
+// n_x activations (at most kGemvMaxBatch) against the same rows, each weight
+// read once for all: y[m * y_stride + r] = dot(row r, xs[m]).
+using BatchGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
+                           float* y, size_t y_stride, size_t n_rows);
 
 // Quantizes n_blocks blocks of 32 floats into out: d = max|x| / 127, and
 // q = x * (1 / d) rounded to nearest even (0 for an all-zero block), the same
@@ -51,8 +63,10 @@ struct GemvKernels {
   FloatGemv bf16;
   QuantGemv q8_0;
   QuantGemv q4_0;
-  SplitGemv q8_0_split;  // RowLayout::SplitScales rows: the scalar reference
-  SplitGemv q4_0_split;  // and AVX-512; null for AVX2, which reads the file's
+  // Regrouped rows (gemv_layout): the scalar reference and AVX-512; null
+  // for AVX2, which reads the file's.
+  BatchGemv q8_0_grouped;  // RowLayout::GroupedQuants
+  SplitGemv q4_0_split;    // RowLayout::SplitScales
   ReadSum read_sum;  // not a gemv: the bandwidth reference for one
 };
 

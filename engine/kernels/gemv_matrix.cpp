@@ -1,5 +1,6 @@
 #include "engine/kernels/gemv_matrix.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -10,10 +11,10 @@ namespace pdbench {
 
 namespace {
 
-bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
-
-// Row by row: every block's 2-byte scale, in order, then every block's quants.
-void split_scales(const MatrixView& w, std::byte* out) {
+// Row by row: every block's 2-byte scale, in order, then every block's
+// quants, as `layout` (matrix_view.h) arranges them.
+void regroup(const MatrixView& w, RowLayout layout, std::byte* out) {
+  constexpr size_t kGroup = 16, kChunk = 4;
   const size_t n_blocks = static_cast<size_t>(w.cols) / traits(w.type).block_size;
   const size_t block_bytes = traits(w.type).block_bytes;
   const size_t quant_bytes = block_bytes - sizeof(uint16_t);
@@ -23,8 +24,18 @@ void split_scales(const MatrixView& w, std::byte* out) {
     std::byte* scales = out + static_cast<size_t>(r) * w.row_stride();
     std::byte* quants = scales + n_blocks * sizeof(uint16_t);
     for (size_t b = 0; b < n_blocks; ++b) {
-      std::memcpy(scales + b * sizeof(uint16_t), row + b * block_bytes, sizeof(uint16_t));
-      std::memcpy(quants + b * quant_bytes, row + b * block_bytes + sizeof(uint16_t), quant_bytes);
+      const std::byte* block = row + b * block_bytes;
+      std::memcpy(scales + b * sizeof(uint16_t), block, sizeof(uint16_t));
+      if (layout == RowLayout::SplitScales) {
+        std::memcpy(quants + b * quant_bytes, block + sizeof(uint16_t), quant_bytes);
+        continue;
+      }
+      const size_t group_first = b / kGroup * kGroup;
+      const size_t group_size = std::min(kGroup, n_blocks - group_first);
+      std::byte* group = quants + group_first * quant_bytes;
+      for (size_t k = 0; k < quant_bytes / kChunk; ++k)
+        std::memcpy(group + k * kChunk * group_size + (b - group_first) * kChunk,
+                    block + sizeof(uint16_t) + k * kChunk, kChunk);
     }
   }
 }
@@ -32,17 +43,26 @@ void split_scales(const MatrixView& w, std::byte* out) {
 }  // namespace
 
 RowLayout gemv_layout(TensorType type, GemvIsa isa) {
-  return isa == GemvIsa::Avx512 && is_quantized(type) ? RowLayout::SplitScales : RowLayout::Blocks;
+  if (isa != GemvIsa::Avx512) return RowLayout::Blocks;
+  switch (type) {
+    case TensorType::Q8_0:
+      return RowLayout::GroupedQuants;
+    case TensorType::Q4_0:
+      return RowLayout::SplitScales;
+    default:
+      return RowLayout::Blocks;
+  }
 }
 
 GemvMatrix::GemvMatrix(const MatrixView& w, GemvIsa isa) : view_(w) {
   if (w.layout != RowLayout::Blocks) throw Error("GemvMatrix: expects a matrix as stored in the file");
-  if (gemv_layout(w.type, isa) == RowLayout::Blocks) return;
+  const RowLayout layout = gemv_layout(w.type, isa);
+  if (layout == RowLayout::Blocks) return;
   require_memory(w.bytes(), "decode GEMV weights (" + std::to_string(w.rows) + " x " + std::to_string(w.cols) + ")");
   storage_.resize(w.bytes());
-  split_scales(w, storage_.data());
+  regroup(w, layout, storage_.data());
   view_.data = storage_.data();
-  view_.layout = RowLayout::SplitScales;
+  view_.layout = layout;
 }
 
 }  // namespace pdbench

@@ -1,13 +1,14 @@
 #pragma once
 // A weight matrix in the layout the decode gemv of one ISA reads fastest.
-// The AVX-512 kernels read Q8_0/Q4_0 rows regrouped as RowLayout::SplitScales
-// (matrix_view.h): a copy made once at load, byte for byte the size of the
+// The AVX-512 kernels read Q8_0/Q4_0 rows regrouped (RowLayout::GroupedQuants
+// and SplitScales, matrix_view.h): a copy made once at load, byte for byte the size of the
 // file's rows. Every other format and ISA reads the file's rows in place.
 #include <cstddef>
 #include <vector>
 
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/matrix_view.h"
+#include "engine/util/cache_aligned.h"
 
 namespace pdbench {
 
@@ -27,7 +28,7 @@ class GemvMatrix {
   size_t copied_bytes() const { return storage_.size(); }  // 0 when read in place
 
  private:
-  std::vector<std::byte> storage_;
+  CacheAlignedVector<std::byte> storage_;
   MatrixView view_;
 };
 

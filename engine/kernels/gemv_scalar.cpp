@@ -36,7 +36,7 @@ float identity(float v) { return v; }
 
 // Where block b of a row keeps its scale and quants, in the file's layout
 // (each block's scale before its quants) and in RowLayout::SplitScales (all
-// scales, then all quants): the only difference between the two kernels.
+// scales, then all quants): the only difference between those kernels.
 template <typename Block>
 struct FileBlocks {
   static uint16_t scale(const std::byte* row, size_t /*n_blocks*/, size_t b) {
@@ -88,9 +88,34 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act
   }
 }
 
-template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
-void gemv_split(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y, size_t n_rows) {
-  gemv_quant<SplitScales<Block>, Dot>(w, stride, cols, x.blocks, y, n_rows);
+void gemv_split_q4_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y,
+                     size_t n_rows) {
+  gemv_quant<SplitScales<BlockQ4_0>, dot_q4_0>(w, stride, cols, x.blocks, y, n_rows);
+}
+
+// RowLayout::GroupedQuants Q8_0 rows: block b's quants gathered back from
+// its group's chunks, then the file layout's sum, one activation at a time.
+void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows) {
+  constexpr size_t kGroup = 16, kChunk = 4;
+  const size_t n_blocks = cols / 32;
+  for (size_t m = 0; m < n_x; ++m)
+    for (size_t r = 0; r < n_rows; ++r) {
+      const std::byte* row = w + r * stride;
+      const std::byte* quants = row + n_blocks * sizeof(uint16_t);
+      float sum = 0.0f;
+      for (size_t b = 0; b < n_blocks; ++b) {
+        const size_t group_first = b / kGroup * kGroup;
+        const size_t group_size = std::min(kGroup, n_blocks - group_first);
+        std::byte block[32];
+        for (size_t k = 0; k < 32 / kChunk; ++k)
+          std::memcpy(block + k * kChunk, quants + 32 * group_first + k * kChunk * group_size + (b - group_first) * kChunk,
+                      kChunk);
+        sum += fp16_to_f32(load<uint16_t>(row + b * sizeof(uint16_t))) * xs[m].blocks[b].d *
+               static_cast<float>(dot_q8_0(block, xs[m].blocks[b]));
+      }
+      y[m * y_stride + r] = sum;
+    }
 }
 
 float read_sum(const float* data, size_t n) {
@@ -130,8 +155,8 @@ const GemvKernels kScalarKernels{
     .bf16 = gemv_elementwise<uint16_t, bf16_to_f32>,
     .q8_0 = gemv_quant<FileBlocks<BlockQ8_0>, dot_q8_0>,
     .q4_0 = gemv_quant<FileBlocks<BlockQ4_0>, dot_q4_0>,
-    .q8_0_split = gemv_split<BlockQ8_0, dot_q8_0>,
-    .q4_0_split = gemv_split<BlockQ4_0, dot_q4_0>,
+    .q8_0_grouped = gemv_grouped_q8_0,
+    .q4_0_split = gemv_split_q4_0,
     .read_sum = read_sum,
 };
 

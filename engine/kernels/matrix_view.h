@@ -9,12 +9,19 @@
 
 namespace pdbench {
 
-// How a quantized row's blocks are arranged. Blocks: as in the file, each
-// block's f16 scale before its quants. SplitScales: the same bytes regrouped,
-// all of the row's scales first, then all its quants, so the AVX-512 decode
-// kernels load 16 scales with one instruction and two blocks' quants with
-// another (engine/kernels/gemv_matrix.h makes these).
-enum class RowLayout : uint8_t { Blocks, SplitScales };
+// How a quantized row's blocks are arranged (engine/kernels/gemv_matrix.h
+// makes the regrouped ones; the same bytes per row as the file).
+//   Blocks: as in the file, each block's f16 scale before its quants.
+//   SplitScales: all of the row's scales first, then all its quants, so the
+//     AVX-512 decode kernels load 16 scales with one instruction and two
+//     blocks' quants with another (Q4_0).
+//   GroupedQuants: all scales first, then the quants in groups of 16 blocks
+//     (the last group may have fewer, n), each group as 8 chunks of 4n bytes:
+//     chunk k holds bytes 4k..4k+3 of every block of the group in turn. One
+//     vpdpbusd on a chunk adds 4 products to each of 16 blocks' dot products,
+//     one per int32 lane, so a group ends with every block's sum in its own
+//     lane, ready for one multiply by 16 scales (Q8_0).
+enum class RowLayout : uint8_t { Blocks, SplitScales, GroupedQuants };
 
 struct MatrixView {
   TensorType type = TensorType::F32;

@@ -25,8 +25,30 @@ double weight_bytes(std::initializer_list<const MatrixView*> ws) {
   return b;
 }
 
-// One matrix of a fused GEMV: its rows are part of one row space that the
-// threads split, so Q/K/V (or gate/up) cost one barrier instead of three.
+// The rows of matrices stacked into one row space (fused Q/K/V or gate/up)
+// split between threads, so the stack costs one barrier instead of one per
+// matrix: fn(i, base, lo, hi) for the rows [lo, hi) of part i that `thread`
+// computes, base being the rows of the parts before it.
+template <typename Fn>
+void split_stacked_rows(std::span<const int64_t> part_rows, int thread, int n_threads, Fn fn) {
+  int64_t total = 0;
+  for (int64_t rows : part_rows) total += rows;
+  const RowRange mine = gemv_thread_rows(total, thread, n_threads);
+  int64_t base = 0;
+  size_t i = 0;
+  for (int64_t rows : part_rows) {
+    const int64_t lo = std::max(mine.begin, base);
+    const int64_t hi = std::min(mine.end, base + rows);
+    if (lo < hi) fn(i, base, lo - base, hi - base);
+    base += rows;
+    ++i;
+  }
+}
+
+// At most Q, K and V are stacked.
+constexpr size_t kMaxStacked = 3;
+
+// One matrix of a fused GEMV for one token.
 struct GemvPart {
   const MatrixView& w;
   const GemvActivation& act;
@@ -34,16 +56,11 @@ struct GemvPart {
 };
 
 void gemv_parts(std::initializer_list<GemvPart> parts, int thread, int n_threads) {
-  int64_t total = 0;
-  for (const GemvPart& p : parts) total += p.w.rows;
-  const RowRange mine = gemv_thread_rows(total, thread, n_threads);
-  int64_t base = 0;
-  for (const GemvPart& p : parts) {
-    const int64_t lo = std::max(mine.begin, base);
-    const int64_t hi = std::min(mine.end, base + p.w.rows);
-    if (lo < hi) gemv_rows(p.w, p.act, p.y, lo - base, hi - base);
-    base += p.w.rows;
-  }
+  const GemvPart* part = parts.begin();
+  int64_t rows[kMaxStacked];
+  for (size_t i = 0; i < parts.size(); ++i) rows[i] = part[i].w.rows;
+  split_stacked_rows(std::span(rows, parts.size()), thread, n_threads,
+                     [&](size_t i, int64_t, int64_t lo, int64_t hi) { gemv_rows(part[i].w, part[i].act, part[i].y, lo, hi); });
 }
 
 // The tokens in flight as runs of consecutive positions of one sequence (a
@@ -165,11 +182,34 @@ void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profi
   logits_.resize(rows.size() * c.vocab);
   ScopedOp op(profile, Op::LmHead, -1, gemm_flops(c.vocab, c.dim, rows.size()), weight_bytes({&w.output}));
   // One row streams the weights once through the GEMV; several rows (a
-  // batch) share one read of them through the GEMM.
+  // batch) share one read of them.
   if (rows.size() == 1)
     gemv(output_gemv_.view(), xb_.data(), logits_.data());
   else
-    lm_head_.run(xb_.data(), logits_.data(), rows.size());
+    project(lm_head_, {&output_gemv_.view()}, xb_.data(), rows.size(), logits_.data());
+}
+
+void FastForward::project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in,
+                          size_t n, float* out) {
+  bool batch_gemv = n <= kGemvMaxBatch;
+  for (const MatrixView* w : parts) batch_gemv = batch_gemv && gemv_batches(*w);
+  if (!batch_gemv) return gemm.run(in, out, n);
+  const MatrixView* const* part = parts.begin();
+  int64_t rows[kMaxStacked];
+  int64_t width = 0;  // of a row of out
+  for (size_t i = 0; i < parts.size(); ++i) width += rows[i] = part[i]->rows;
+  const TensorType type = part[0]->type;
+  const auto cols = static_cast<size_t>(part[0]->cols);
+  const std::span<const GemvActivation> acts(batch_acts_.data(), n);
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (size_t t = 0; t < n; ++t) gemv_prepare(type, in + t * cols, cols, batch_acts_[t]);
+    split_stacked_rows(std::span(rows, parts.size()), omp_get_thread_num(), omp_get_num_threads(),
+                       [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
+                         gemv_rows_batch(*part[i], acts, out + base, static_cast<size_t>(width), lo, hi);
+                       });
+  }
 }
 
 void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile) {
@@ -191,6 +231,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
   for (size_t layer = 0; layer < c.n_layers; ++layer) {
     const LayerWeights& l = w.layers[layer];
     LayerGemms& g = gemms_[layer];
+    const LayerGemvs& gv = gemvs_[layer];
     const int li = static_cast<int>(layer);
     {
       ScopedOp op(profile, Op::AttentionNorm, li);
@@ -201,7 +242,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     }
     {
       ScopedOp op(profile, Op::QkvProjection, li, gemm_flops(qkv_width, c.dim, n), weight_bytes({&l.wq, &l.wk, &l.wv}));
-      g.qkv.run(xb_.data(), qkv_.data(), n);
+      project(g.qkv, {&gv.wq.view(), &gv.wk.view(), &gv.wv.view()}, xb_.data(), n, qkv_.data());
     }
     {
       ScopedOp op(profile, Op::Rope, li);
@@ -229,7 +270,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     }
     {
       ScopedOp op(profile, Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), n), weight_bytes({&l.wo}));
-      g.wo.run(attn_.data(), out_.data(), n);
+      project(g.wo, {&gv.wo.view()}, attn_.data(), n, out_.data());
       ref::add(x_.data(), out_.data(), n * c.dim);
     }
     {
@@ -241,7 +282,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     }
     {
       ScopedOp op(profile, Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, n), weight_bytes({&l.w_gate, &l.w_up}));
-      g.gate_up.run(xb_.data(), gate_up_.data(), n);
+      project(g.gate_up, {&gv.w_gate.view(), &gv.w_up.view()}, xb_.data(), n, gate_up_.data());
       // SwiGLU in place: row t becomes silu(gate) * up in its first ffn_dim.
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t) {
@@ -255,7 +296,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
       // moves to a lower offset that no later row still needs.
       for (size_t t = 1; t < n; ++t)
         std::copy_n(&gate_up_[t * 2 * c.ffn_dim], c.ffn_dim, &gate_up_[t * c.ffn_dim]);
-      g.down.run(gate_up_.data(), out_.data(), n);
+      project(g.down, {&gv.w_down.view()}, gate_up_.data(), n, out_.data());
       ref::add(x_.data(), out_.data(), n * c.dim);
     }
   }

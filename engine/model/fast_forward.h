@@ -45,6 +45,13 @@ class FastForward : public Forward {
   void run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile);
   // One token of one sequence through GEMVs in a single parallel region.
   void run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile);
+  // out[n][rows] = in[n][cols] through the matrices stacked in `gemm`, whose
+  // GEMV copies are `parts`: the batch GEMV when it reads every part's
+  // weights once for all n tokens (few tokens, Q8_0 on AVX-512; it streams
+  // them near the one-token rate, where oneDNN's s8 GEMM at 8 rows reaches
+  // 12-15 GB/s here), else the GEMM.
+  void project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in, size_t n,
+               float* out);
   void embed(std::span<const SequenceChunk> chunks);
   void logits_for_rows(std::span<const size_t> rows, OpProfile* profile);
   void pack_weights();
@@ -61,7 +68,8 @@ class FastForward : public Forward {
   std::vector<AttentionPartial> partials_;  // one per thread
   // Decode: x prepared for the GEMV kernels once per input and weight type
   // (act_k_, act_v_, act_up_ only when a matrix's type differs from its group's first).
-  GemvActivation act_q_, act_k_, act_v_, act_o_, act_gate_, act_up_, act_down_, act_lm_;
+  GemvActivation act_q_, act_k_, act_v_, act_o_, act_gate_, act_up_, act_down_;
+  std::vector<GemvActivation> batch_acts_ = std::vector<GemvActivation>(kGemvMaxBatch);  // project()'s tokens
 };
 
 }  // namespace pdbench

@@ -159,29 +159,32 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
   }
 }
 
-// Rows regrouped with their scales first (GemvMatrix for AVX-512) give the
-// scalar reference the same bits as the file's rows, and the AVX-512 kernels
-// the same bound as on the file's rows. Widths: one block, a pair, 3 blocks,
-// a group of 16 plus a pair (576), plus an unpaired block (608), 4 groups.
-TEST_P(GemvQuantTest, SplitScaleRowsMatchFileRows) {
+// Rows regrouped for AVX-512 (GemvMatrix: Q8_0 GroupedQuants, Q4_0
+// SplitScales) give the scalar reference the same bits as the file's rows,
+// and the AVX-512 kernels the same bound as on the file's rows. Widths: one
+// block, a pair, 3 blocks, a group of 16 plus a pair (576), plus an unpaired
+// block (608), 4 groups, 2 groups and 1 block (65 blocks: 2080); 19 rows are
+// a strip of 16 and 3 more (the grouped kernel's strips).
+TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
+  constexpr int64_t kRows = 19;
   uint32_t seed = 11;
-  for (int64_t cols : {32, 64, 96, 576, 608, 2048}) {
+  for (int64_t cols : {32, 64, 96, 576, 608, 2048, 2080}) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
-    const Weights w = random_weights(type(), 5, cols, seed++);
+    const Weights w = random_weights(type(), kRows, cols, seed++);
     const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
-    const GemvMatrix split(w.view, GemvIsa::Avx512);
-    ASSERT_EQ(split.view().layout, RowLayout::SplitScales);
-    ASSERT_EQ(split.copied_bytes(), w.view.bytes());
+    const GemvMatrix regrouped(w.view, GemvIsa::Avx512);
+    ASSERT_EQ(regrouped.view().layout, type() == TensorType::Q8_0 ? RowLayout::GroupedQuants : RowLayout::SplitScales);
+    ASSERT_EQ(regrouped.copied_bytes(), w.view.bytes());
     GemvActivation act;
     gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
-    std::vector<float> expected(5), y(5);
-    gemv_rows(w.view, act, expected.data(), 0, 5, GemvIsa::Scalar);
+    std::vector<float> expected(kRows), y(kRows);
+    gemv_rows(w.view, act, expected.data(), 0, kRows, GemvIsa::Scalar);
     if (isa() == GemvIsa::Avx2) {
-      EXPECT_THROW(gemv_rows(split.view(), act, y.data(), 0, 5, isa()), Error);
+      EXPECT_THROW(gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa()), Error);
       continue;
     }
-    gemv_rows(split.view(), act, y.data(), 0, 5, isa());
-    for (size_t r = 0; r < 5; ++r) {
+    gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa());
+    for (size_t r = 0; r < kRows; ++r) {
       if (isa() == GemvIsa::Scalar) {
         EXPECT_EQ(y[r], expected[r]) << "row " << r;
         continue;
@@ -194,16 +197,65 @@ TEST_P(GemvQuantTest, SplitScaleRowsMatchFileRows) {
   }
 }
 
-TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaReadsSplit) {
+TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
   for (TensorType type : kTypes)
     for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512}) {
       const Weights w = random_weights(type, 3, 64, 1);
       const GemvMatrix m(w.view, isa);
-      const bool split = is_quantized(type) && isa == GemvIsa::Avx512;
-      EXPECT_EQ(m.view().layout, split ? RowLayout::SplitScales : RowLayout::Blocks);
-      EXPECT_EQ(m.view().data == w.view.data, !split);
-      EXPECT_EQ(m.copied_bytes(), split ? w.view.bytes() : 0u);
+      const bool regrouped = is_quantized(type) && isa == GemvIsa::Avx512;
+      const RowLayout expected = !regrouped                ? RowLayout::Blocks
+                                 : type == TensorType::Q8_0 ? RowLayout::GroupedQuants
+                                                            : RowLayout::SplitScales;
+      EXPECT_EQ(m.view().layout, expected);
+      EXPECT_EQ(gemv_layout(type, isa), expected);
+      EXPECT_EQ(m.view().data == w.view.data, !regrouped);
+      EXPECT_EQ(m.copied_bytes(), regrouped ? w.view.bytes() : 0u);
+      // Only the grouped Q8_0 rows have a kernel that reads them once for a batch.
+      EXPECT_EQ(gemv_batches(m.view(), isa), expected == RowLayout::GroupedQuants && isa != GemvIsa::Avx2);
     }
+}
+
+// A batch gives every activation exactly what gemv_rows gives it alone: the
+// batch kernel keeps one accumulator per activation and adds in the same
+// order whatever the batch size (its column tiles only park the
+// accumulators), and other layouts run gemv_rows per activation. Rows
+// outside the range, and the gaps of a wider y_stride, stay untouched.
+// Widths: 576 (one tile), 2080 (two tiles of 2048 columns from 8 tokens).
+TEST_P(GemvTest, BatchEqualsEachActivationAlone) {
+  constexpr int64_t kRows = 19, kBegin = 2;
+  constexpr size_t kStride = kRows + 3;
+  uint32_t seed = 21;
+  for (int64_t cols : {576, 2080}) {
+    const Weights w = random_weights(type(), kRows, cols, seed++);
+    const GemvMatrix regrouped(w.view, isa());
+    const MatrixView& view = regrouped.view();
+    std::vector<GemvActivation> acts(kGemvMaxBatch);
+    std::vector<std::vector<float>> xs;
+    for (GemvActivation& act : acts) {
+      xs.push_back(random_activation(static_cast<size_t>(cols), seed++));
+      gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
+    }
+    for (size_t batch = 1; batch <= kGemvMaxBatch; ++batch) {
+      SCOPED_TRACE(std::to_string(cols) + " columns, batch " + std::to_string(batch));
+      std::vector<float> y(batch * kStride, -1.0f);
+      gemv_rows_batch(view, std::span(acts.data(), batch), y.data(), kStride, kBegin, kRows, isa());
+      for (size_t m = 0; m < batch; ++m) {
+        std::vector<float> alone(kRows, -1.0f);
+        gemv_rows(view, acts[m], alone.data(), kBegin, kRows, isa());
+        for (size_t r = 0; r < kStride; ++r)
+          EXPECT_EQ(y[m * kStride + r], r < static_cast<size_t>(kRows) ? alone[r] : -1.0f) << "token " << m << " row " << r;
+      }
+    }
+  }
+}
+
+TEST(Gemv, BatchOfMoreThanItsMaximumIsRejected) {
+  const Weights w = random_weights(TensorType::Q8_0, 2, 64, 1);
+  const std::vector<float> x = random_activation(64, 2);
+  std::vector<GemvActivation> acts(kGemvMaxBatch + 1);
+  for (GemvActivation& act : acts) gemv_prepare(TensorType::Q8_0, x.data(), 64, act);
+  std::vector<float> y(2 * acts.size());
+  EXPECT_THROW(gemv_rows_batch(w.view, acts, y.data(), 2, 0, 2), Error);
 }
 
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
