@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "engine/sampling/argmax.h"
 #include "engine/sampling/penalties.h"
 #include "engine/util/error.h"
 
@@ -22,13 +23,13 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
     counts_.resize(logits_.size());  // new entries are zero, old ones were left zero
     apply_penalties(logits_, penalty_window(history, params_.penalty_last_n), params_, counts_);
   }
-  // max_element returns the first of equal maxima: the lowest id, as greedy wants.
-  const auto top = std::max_element(logits_.begin(), logits_.end());
-  if (*top == -std::numeric_limits<float>::infinity()) {
+  // The first of equal maxima: the lowest id, as greedy wants.
+  const size_t top = first_argmax(logits_);
+  if (logits_[top] == -std::numeric_limits<float>::infinity()) {
     throw Error("sampler: every logit is -inf, no token can be sampled");
   }
-  if (params_.greedy()) return static_cast<int32_t>(top - logits_.begin());
-  return sample_chain(*top);
+  if (params_.greedy()) return static_cast<int32_t>(top);
+  return sample_chain(logits_[top]);
 }
 
 int32_t Sampler::sample_chain(float max_logit) {
