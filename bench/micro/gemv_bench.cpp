@@ -20,7 +20,7 @@
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
-#include "engine/util/cache_aligned.h"
+#include "engine/util/aligned_vector.h"
 
 namespace pdbench {
 namespace {
@@ -53,7 +53,7 @@ struct MatrixCopies {
   RowLayout layout;
   Shape shape;
   size_t matrix_bytes;
-  CacheAlignedVector<std::byte> data;  // aligned like GemvMatrix copies
+  AlignedVector<std::byte> data;  // aligned like GemvMatrix copies
   size_t count;
 
   MatrixView copy(size_t i) const {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
-#include "engine/util/cache_aligned.h"
+#include "engine/util/aligned_vector.h"
 
 namespace pdbench {
 
@@ -61,9 +61,9 @@ struct GemvActivation {
   std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
   // Q8_0/Q4_0 on AVX-512: q8 rearranged for the regrouped rows' kernels'
   // vector loads (gemv_isa.h, SplitActivation, says how).
-  CacheAlignedVector<int8_t> split_qs;
-  CacheAlignedVector<float> split_d;
-  CacheAlignedVector<int32_t> split_offsets;
+  AlignedVector<int8_t> split_qs;
+  AlignedVector<float> split_d;
+  AlignedVector<int32_t> split_offsets;
 };
 
 // Prepares x (cols long) for weights of `weight_type`; call once per matmul.

@@ -8,7 +8,7 @@
 
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/matrix_view.h"
-#include "engine/util/cache_aligned.h"
+#include "engine/util/aligned_vector.h"
 
 namespace pdbench {
 
@@ -28,7 +28,7 @@ class GemvMatrix {
   size_t copied_bytes() const { return storage_.size(); }  // 0 when read in place
 
  private:
-  CacheAlignedVector<std::byte> storage_;
+  AlignedVector<std::byte> storage_;
   MatrixView view_;
 };
 
