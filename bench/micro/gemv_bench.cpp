@@ -2,8 +2,8 @@
 // format, 1 thread and all threads, with the kernels gemv_isa() selects
 // (PDBENCH_ISA=avx2|scalar to compare). Counters: bytes/s of weights read
 // and FLOP/s (2 rows cols). BM_read_bandwidth is the roofline: the same
-// bytes summed by read_sum. BM_gemv_batch: the batch kernels (Q8_0 on
-// AVX-512) at batch 1, 2, 4 and 8, weights read once per call.
+// bytes summed by read_sum. BM_gemv_batch: the batch kernels (Q8_0 and
+// Q4_0 on AVX-512) at batch 1, 2, 4 and 8, weights read once per call.
 //
 // Decode streams each matrix from DRAM once per token, so every benchmark
 // cycles through copies of its matrix filling kWorkingSetBytes, more than the
@@ -188,14 +188,13 @@ void BM_gemv_prepare_q8(benchmark::State& state) {
 
 const bool registered = [] {
   const int all_threads = omp_get_max_threads();
-  // "<type>_split" / "<type>_grouped": the rows the selected ISA reads for
-  // that type when it regroups them (gemv_layout), next to the file's rows.
+  // "<type>_grouped": the rows the selected ISA reads for that type when it
+  // regroups them (gemv_layout), next to the file's rows.
   for (TensorType type : kTypes)
     for (RowLayout layout : {RowLayout::Blocks, gemv_layout(type)}) {
       const bool file_rows = layout == RowLayout::Blocks;
       if (!file_rows && gemv_layout(type) == RowLayout::Blocks) continue;
-      const std::string format = std::string(traits(type).name) +
-                                 (file_rows ? "" : layout == RowLayout::SplitScales ? "_split" : "_grouped");
+      const std::string format = std::string(traits(type).name) + (file_rows ? "" : "_grouped");
       for (const Shape& shape : kShapes) {
         const std::string name = "BM_gemv/" + format + "/" + shape.name;
         auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);

@@ -47,35 +47,11 @@ GemvIsa select_isa() {
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
 
-// act.q8 rearranged as gemv_detail::SplitActivation describes for Q4_0.
-void prepare_split(GemvActivation& act) {
-  const size_t n_blocks = act.q8.size();
-  act.split_qs.resize(32 * n_blocks);
-  act.split_d.resize(n_blocks);
-  for (size_t b = 0; b < n_blocks; ++b) act.split_d[b] = act.q8[b].d;
-  int8_t* qs = act.split_qs.data();
-  size_t b = 0;
-  for (; b + 2 <= n_blocks; b += 2) {
-    const int8_t* lo = act.q8[b].qs;
-    const int8_t* hi = act.q8[b + 1].qs;
-    std::memcpy(qs + 32 * b, lo, 16);
-    std::memcpy(qs + 32 * b + 16, hi, 16);
-    std::memcpy(qs + 32 * b + 32, lo + 16, 16);
-    std::memcpy(qs + 32 * b + 48, hi + 16, 16);
-  }
-  if (b < n_blocks) std::memcpy(qs + 32 * b, act.q8[b].qs, 32);
-  // Each lane of int32 offsets belongs to the block whose quants it meets.
-  act.split_offsets.resize(8 * n_blocks);
-  for (size_t lane = 0; lane < 8 * n_blocks; ++lane) {
-    const size_t block = lane / 8 < 2 * (n_blocks / 2) ? lane / 16 * 2 + lane % 8 / 4 : lane / 8;
-    act.split_offsets[lane] = -act.q8[block].sum;
-  }
-}
-
-// act.q8 rearranged as gemv_detail::SplitActivation describes for Q8_0:
-// groups of 16 blocks, zero-padded, 4 bytes of each block per chunk.
+// act.q8 rearranged as gemv_detail::SplitActivation describes: groups of
+// 16 blocks, zero-padded, 4 bytes of each block per chunk.
 void prepare_grouped(GemvActivation& act) {
   constexpr size_t kGroup = 16;
+  const int32_t unsigned_shift = act.weight_type == TensorType::Q8_0 ? 128 : 8;
   const size_t n_blocks = act.q8.size();
   const size_t padded = (n_blocks + kGroup - 1) / kGroup * kGroup;
   act.split_qs.assign(32 * padded, 0);
@@ -86,7 +62,7 @@ void prepare_grouped(GemvActivation& act) {
     for (size_t k = 0; k < 8; ++k)
       std::memcpy(&act.split_qs[32 * kGroup * group + 64 * k + 4 * lane], act.q8[b].qs + 4 * k, 4);
     act.split_d[b] = act.q8[b].d;
-    act.split_offsets[b] = -128 * act.q8[b].sum;
+    act.split_offsets[b] = -unsigned_shift * act.q8[b].sum;
   }
 }
 
@@ -97,9 +73,19 @@ gemv_detail::SplitActivation split_activation(GemvIsa isa, const GemvActivation&
   return {act.q8.data(), act.split_qs.data(), act.split_d.data(), act.split_offsets.data()};
 }
 
-[[noreturn]] void no_kernel(GemvIsa isa, const MatrixView& w) {
-  throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
-              " rows in this layout");
+// The kernel of w's type for RowLayout::GroupedQuants rows, or null.
+gemv_detail::BatchGemv grouped_kernel_or_null(GemvIsa isa, const MatrixView& w) {
+  const GemvKernels& k = kernels_of(isa);
+  if (w.layout != RowLayout::GroupedQuants) return nullptr;
+  return w.type == TensorType::Q8_0 ? k.q8_0_grouped : w.type == TensorType::Q4_0 ? k.q4_0_grouped : nullptr;
+}
+
+gemv_detail::BatchGemv grouped_kernel(GemvIsa isa, const MatrixView& w) {
+  const gemv_detail::BatchGemv kernel = grouped_kernel_or_null(isa, w);
+  if (kernel == nullptr)
+    throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
+                " rows with grouped quants");
+  return kernel;
 }
 
 void check_activation(const MatrixView& w, const GemvActivation& act) {
@@ -158,14 +144,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
     throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of 32");
   act.q8.resize(cols / 32);
   kernels_of(isa).quantize_activation(x, act.q8.data(), cols / 32);
-  switch (gemv_layout(weight_type, isa)) {
-    case RowLayout::SplitScales:
-      return prepare_split(act);
-    case RowLayout::GroupedQuants:
-      return prepare_grouped(act);
-    case RowLayout::Blocks:
-      break;
-  }
+  if (gemv_layout(weight_type, isa) == RowLayout::GroupedQuants) prepare_grouped(act);
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
@@ -179,13 +158,8 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   const auto n = static_cast<size_t>(row_end - row_begin);
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
-    if (w.type != TensorType::Q8_0 || k.q8_0_grouped == nullptr) no_kernel(isa, w);
     const gemv_detail::SplitActivation x = split_activation(isa, act);
-    return k.q8_0_grouped(first, stride, cols, &x, 1, out, 0, n);
-  }
-  if (w.layout == RowLayout::SplitScales) {
-    if (w.type != TensorType::Q4_0 || k.q4_0_split == nullptr) no_kernel(isa, w);
-    return k.q4_0_split(first, stride, cols, split_activation(isa, act), out, n);
+    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n);
   }
   switch (w.type) {
     case TensorType::F32:
@@ -201,9 +175,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   }
 }
 
-bool gemv_batches(const MatrixView& w, GemvIsa isa) {
-  return w.layout == RowLayout::GroupedQuants && kernels_of(isa).q8_0_grouped != nullptr;
-}
+bool gemv_batches(const MatrixView& w, GemvIsa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }
 
 void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                      int64_t row_begin, int64_t row_end, GemvIsa isa) {
@@ -220,8 +192,8 @@ void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, 
     xs[m] = split_activation(isa, acts[m]);
   }
   if (row_begin >= row_end || acts.empty()) return;
-  kernels_of(isa).q8_0_grouped(w.row(row_begin), w.row_stride(), static_cast<size_t>(w.cols), xs, acts.size(),
-                               y + row_begin, y_stride, static_cast<size_t>(row_end - row_begin));
+  grouped_kernel(isa, w)(w.row(row_begin), w.row_stride(), static_cast<size_t>(w.cols), xs, acts.size(),
+                         y + row_begin, y_stride, static_cast<size_t>(row_end - row_begin));
 }
 
 RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads) {

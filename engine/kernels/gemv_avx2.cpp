@@ -170,7 +170,7 @@ const GemvKernels kAvx2Kernels{
     .q8_0 = gemv_quant<BlockQ8_0, q8_0_block>,
     .q4_0 = gemv_quant<BlockQ4_0, q4_0_block>,
     .q8_0_grouped = nullptr,
-    .q4_0_split = nullptr,
+    .q4_0_grouped = nullptr,
     .read_sum = read_sum,
 };
 

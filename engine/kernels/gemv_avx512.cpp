@@ -206,96 +206,57 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act
   }
 }
 
-// RowLayout::SplitScales Q4_0 rows. Per group of 16 blocks one load brings
-// the weight scales (f16), times the activation's, then each pair of blocks
-// is one 64-byte dot product whose lanes take their block's scale by one
-// permute. Against the file's layout this drops the two scalar scale loads,
-// conversions and broadcasts per pair that made those kernels compute-bound.
-//
-// A pair's 32 bytes are b0's 16 and b1's 16 (low nibbles then high), so its
-// dot-product lanes go b0 lo, b1 lo, b0 hi, b1 hi in fours (SplitActivation
-// orders x to match): these lanes belong to the second block.
-constexpr __mmask16 kQ4_0SecondBlock = 0xf0f0;
-
-// The combined scale of blocks [first, first + count), count <= 16.
-__m512 group_scales(const std::byte* w_scales, const float* x_d, size_t count) {
-  const auto m = static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1);
-  return _mm512_mul_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, w_scales)), _mm512_maskz_loadu_ps(m, x_d));
-}
-
-// Scales of the pair at blocks (2p, 2p + 1) of a group, spread over its lanes.
-__m512 pair_scales(__m512 group, size_t p) {
-  const auto first = static_cast<int>(2 * p);
-  const __m512i index = _mm512_mask_set1_epi32(_mm512_set1_epi32(first), kQ4_0SecondBlock, first + 1);
-  return _mm512_permutexvar_ps(index, group);
-}
-
-// Block b's scale in the low 8 lanes, for a last unpaired block.
-__m256 block_scale(__m512 group, size_t b) {
-  return _mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(static_cast<int>(b)), group));
-}
-
-__m512i split_q4_0_pair_dot(const std::byte* q, const SplitActivation& x, size_t b) {
-  const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-  const __m512i nibbles = _mm512_and_si512(
-      _mm512_inserti64x4(_mm512_castsi256_si512(packed), _mm256_srli_epi16(packed, 4), 1), _mm512_set1_epi8(0x0f));
-  return _mm512_dpbusd_epi32(_mm512_loadu_si512(x.offsets + 8 * b), nibbles, _mm512_loadu_si512(x.qs + 32 * b));
-}
-
-__m256i split_q4_0_single_dot(const std::byte* q, const SplitActivation& x, size_t b) {
-  return _mm256_dpbusd_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.offsets + 8 * b)),
-                             unpack_q4_0_block(q), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * b)));
-}
-
-void gemv_split_q4_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y,
-                     size_t n_rows) {
-  constexpr size_t kQB = 16;  // quant bytes per block
-  const size_t n_blocks = cols / 32;
-  for (size_t r = 0; r < n_rows; ++r) {
-    const std::byte* scales = w + r * stride;
-    const std::byte* quants = scales + 2 * n_blocks;
-    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-    for (size_t g = 0; g < n_blocks; g += 16) {
-      const size_t count = n_blocks - g < 16 ? n_blocks - g : 16;
-      const __m512 group = group_scales(scales + 2 * g, x.d + g, count);
-      size_t p = 0;
-      for (; 2 * p + 2 <= count; ++p) {
-        const size_t b = g + 2 * p;
-        prefetch_ahead(quants + b * kQB, 2 * kQB);
-        const __m512 scale = pair_scales(group, p);
-        const __m512 dot = _mm512_cvtepi32_ps(split_q4_0_pair_dot(quants + b * kQB, x, b));
-        if (p % 2 == 0)
-          acc0 = _mm512_fmadd_ps(dot, scale, acc0);
-        else
-          acc1 = _mm512_fmadd_ps(dot, scale, acc1);
-      }
-      if (2 * p < count) {
-        const size_t b = g + 2 * p;
-        const __m256 dot = _mm256_cvtepi32_ps(split_q4_0_single_dot(quants + b * kQB, x, b));
-        acc1 = _mm512_add_ps(acc1, _mm512_zextps256_ps512(_mm256_mul_ps(dot, block_scale(group, 2 * p))));
-      }
-    }
-    y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
-  }
-}
-
-// RowLayout::GroupedQuants Q8_0 rows against M activations at once. Per
-// group of 16 blocks each of its 8 chunks is loaded once, flipped to u8
-// (w + 128), and meets every activation in one vpdpbusd, whose lanes are the
-// group's 16 blocks; the lanes start at -128 sum x to take the flip back out
+// RowLayout::GroupedQuants rows against M activations at once. Per group of
+// 16 blocks each 64-byte chunk of weights is loaded once, made unsigned
+// (vpdpbusd multiplies u8 by s8) and meets every activation in vpdpbusd,
+// whose lanes are the group's 16 blocks; the lanes start at the
+// activation's offsets, which take the unsigned shift back out
 // (SplitActivation). Then one convert and one multiply-add by the 16
 // combined scales per activation and group. So a batch of M costs M
-// vpdpbusd per 64 bytes of weights read, where the SplitScales form of this
-// kernel cost a sign fix, a vpdpbusd, a convert, a permute and an FMA per
-// activation; and one token is as cheap to compute as a byte is to read.
+// vpdpbusd per 64 quantized weights and nothing else per token, and one
+// token is as cheap to compute as a byte is to read: the split-scales
+// kernels this replaced cost a convert, a permute and an FMA per pair of
+// blocks and activation (and Q8_0 a sign fix), and reached 21-22 GB/s for
+// one token where these reach 25-27.
 //
-// Adds groups [g_begin, g_end) of one row into acc[0..M).
-template <size_t M>
+// Q8_0: a chunk is 64 weights, 4 of each block; w + 128 (a flip of the sign
+// bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
+// activation's chunk k.
+struct GroupedQ8_0 {
+  static constexpr size_t kQuantBytes = 32;
+  static constexpr size_t kChunks = 8;
+  template <size_t M>
+  static void add_chunk(__m512i w, size_t k, const SplitActivation* xs, size_t g, __m512i* dot) {
+    const __m512i u = _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
+#pragma GCC unroll 8
+    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_dpbusd_epi32(dot[m], u, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+  }
+};
+// Q4_0: a chunk is 128 weights, 4 packed bytes of each block, whose low
+// nibbles are weights 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet
+// the activation's chunks k and k + 4. Nibbles are unsigned already (q - 8
+// is the weight), the offsets are -8 sum x.
+struct GroupedQ4_0 {
+  static constexpr size_t kQuantBytes = 16;
+  static constexpr size_t kChunks = 4;
+  template <size_t M>
+  static void add_chunk(__m512i w, size_t k, const SplitActivation* xs, size_t g, __m512i* dot) {
+    const __m512i low = _mm512_and_si512(w, _mm512_set1_epi8(0x0f));
+    const __m512i high = _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f));
+#pragma GCC unroll 8
+    for (size_t m = 0; m < M; ++m) {
+      dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+      dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
+    }
+  }
+};
+
+// Adds groups [g_begin, g_end) of one row into acc_out[0..M).
+template <typename Format, size_t M>
 void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t g_end, const SplitActivation* xs,
                   __m512* acc_out, size_t prefetch_distance) {
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const std::byte* scales = row;
-  const std::byte* group = row + 2 * n_blocks + 32 * g_begin;
+  const std::byte* group = row + 2 * n_blocks + Format::kQuantBytes * g_begin;
   __m512 acc[M];
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) acc[m] = acc_out[m];
@@ -308,19 +269,16 @@ void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t 
     for (size_t m = 0; m < M; ++m) dot[m] = _mm512_load_si512(xs[m].offsets + g);
     // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
 #pragma GCC unroll 8
-    for (size_t k = 0; k < 8; ++k) {
+    for (size_t k = 0; k < Format::kChunks; ++k) {
       const std::byte* chunk = group + 4 * count * k;
       _mm_prefetch(reinterpret_cast<const char*>(chunk) + prefetch_distance, _MM_HINT_T1);
-      const __m512i u = _mm512_xor_si512(_mm512_maskz_loadu_epi32(lanes, chunk), flip);
-#pragma GCC unroll 8
-      for (size_t m = 0; m < M; ++m)
-        dot[m] = _mm512_dpbusd_epi32(dot[m], u, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+      Format::template add_chunk<M>(_mm512_maskz_loadu_epi32(lanes, chunk), k, xs, g, dot);
     }
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m)
       acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[m]), _mm512_mul_ps(w_scale, _mm512_load_ps(xs[m].d + g)),
                                acc[m]);
-    group += 32 * count;
+    group += Format::kQuantBytes * count;
   }
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) acc_out[m] = acc[m];
@@ -331,16 +289,18 @@ void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t 
 // L1 while the strip's weights (kStrip rows, in L2 between tiles) stream
 // past. Untiled, 8 activations of Llama-3.2-1B's FFN-down width (8192, 64
 // KiB of quants) spilled to L2 and held that matrix to 12.6 GB/s against
-// 21 for the others (BM_gemv_batch, batch 8, 2 threads).
+// 21 for the others (Q8_0, BM_gemv_batch, batch 8, 2 threads).
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 
-template <size_t M>
-void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, float* y,
-                       size_t y_stride, size_t n_rows) {
+template <typename Format, size_t M>
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, float* y,
+                  size_t y_stride, size_t n_rows) {
   constexpr size_t kTileBlocks = kTileBytes / (32 * M) / 16 * 16;
   const size_t n_blocks = cols / 32;
   __m512 partial[kStrip][M];
+  // Tiled, a row's next bytes come after the strip's other rows: fetch the
+  // next strip's into L2 meanwhile.
   const size_t prefetch_distance = n_blocks > kTileBlocks ? kStrip * stride : kPrefetchBytes;
   for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
     const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
@@ -349,7 +309,8 @@ void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const Spl
       for (size_t m = 0; m < M; ++m) partial[i][m] = _mm512_setzero_ps();
     for (size_t g0 = 0; g0 < n_blocks; g0 += kTileBlocks) {
       const size_t g1 = n_blocks - g0 < kTileBlocks ? n_blocks : g0 + kTileBlocks;
-      for (size_t i = 0; i < strip; ++i) grouped_span<M>(w + (r0 + i) * stride, n_blocks, g0, g1, xs, partial[i], prefetch_distance);
+      for (size_t i = 0; i < strip; ++i)
+        grouped_span<Format, M>(w + (r0 + i) * stride, n_blocks, g0, g1, xs, partial[i], prefetch_distance);
     }
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 8
@@ -357,12 +318,13 @@ void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const Spl
   }
 }
 
-void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x, float* y,
-                  size_t y_stride, size_t n_rows) {
+template <typename Format>
+void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
+                        float* y, size_t y_stride, size_t n_rows) {
   using Kernel = void (*)(const std::byte*, size_t, size_t, const SplitActivation*, float*, size_t, size_t);
-  static constexpr Kernel kByBatch[] = {gemv_grouped_q8_0<1>, gemv_grouped_q8_0<2>, gemv_grouped_q8_0<3>,
-                                        gemv_grouped_q8_0<4>, gemv_grouped_q8_0<5>, gemv_grouped_q8_0<6>,
-                                        gemv_grouped_q8_0<7>, gemv_grouped_q8_0<8>};
+  static constexpr Kernel kByBatch[] = {gemv_grouped<Format, 1>, gemv_grouped<Format, 2>, gemv_grouped<Format, 3>,
+                                        gemv_grouped<Format, 4>, gemv_grouped<Format, 5>, gemv_grouped<Format, 6>,
+                                        gemv_grouped<Format, 7>, gemv_grouped<Format, 8>};
   static_assert(sizeof(kByBatch) / sizeof(kByBatch[0]) == kGemvMaxBatch);
   if (n_x > 0) kByBatch[n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
 }
@@ -410,8 +372,8 @@ const GemvKernels kAvx512Kernels{
     .bf16 = gemv_float<BF16>,
     .q8_0 = gemv_quant<BlockQ8_0, q8_0_pair, q8_0_single>,
     .q4_0 = gemv_quant<BlockQ4_0, q4_0_pair, q4_0_single>,
-    .q8_0_grouped = gemv_grouped,
-    .q4_0_split = gemv_split_q4_0,
+    .q8_0_grouped = gemv_grouped_batch<GroupedQ8_0>,
+    .q4_0_grouped = gemv_grouped_batch<GroupedQ4_0>,
     .read_sum = read_sum,
 };
 

@@ -19,32 +19,22 @@ using FloatGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const
                            float* y, size_t n_rows);
 using QuantGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x,
                            float* y, size_t n_rows);
-// x for the kernels of regrouped rows (RowLayout::SplitScales and
-// GroupedQuants): the same quantized blocks, also rearranged for vector loads
-// (gemv.cpp prepares them).
-//   Q4_0 (SplitScales):
-//     qs: per pair of blocks (b, b + 1), 64 bytes ordered as a pair's
-//       nibbles unpack: b's 0-15, b+1's 0-15, b's 16-31, b+1's 16-31; a last
-//       unpaired block in order.
-//     d: each block's scale.
-//     offsets: 8 int32 lanes per block, each the -sum of the quants of the
-//       block its dot-product lane covers (a pair's 16 lanes go b, b+1, b,
-//       b+1 in fours, like qs): the lanes start there, which subtracts the
-//       nibbles' offset of 8 (8 lanes x -sum = -8 sum).
-//   Q8_0 (GroupedQuants), every group padded to 16 blocks with zeros:
-//     qs: per group, 8 chunks of 64 bytes laid out like the weights' chunks.
-//     d: each block's scale.
-//     offsets: one int32 per block, -128 sum of its quants: the kernels read
-//       the weights as unsigned w + 128 (vpdpbusd multiplies u8 by s8), and
-//       sum (w + 128) x - 128 sum x = sum w x.
+// x for the kernels of RowLayout::GroupedQuants rows: the same quantized
+// blocks, also rearranged for vector loads (gemv.cpp prepares them), every
+// group of 16 blocks padded with zeros:
+//   qs: per group, 8 chunks of 64 bytes, chunk c holding bytes 4c..4c+3 of
+//     every block of the group in turn, like the weights' chunks.
+//   d: each block's scale.
+//   offsets: one int32 per block, -s sum of its quants, s = 128 for Q8_0
+//     and 8 for Q4_0: the kernels read the weights as unsigned q + s
+//     (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored nibbles),
+//     and sum (q + s) x - s sum x = sum q x.
 struct SplitActivation {
   const BlockQ8Act* blocks;  // as quantized: what the scalar kernels read
   const int8_t* qs;
   const float* d;
   const int32_t* offsets;
 };
-using SplitGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x,
-                           float* y, size_t n_rows);
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
 // read once for all: y[m * y_stride + r] = dot(row r, xs[m]).
 using BatchGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
@@ -63,10 +53,10 @@ struct GemvKernels {
   FloatGemv bf16;
   QuantGemv q8_0;
   QuantGemv q4_0;
-  // Regrouped rows (gemv_layout): the scalar reference and AVX-512; null
-  // for AVX2, which reads the file's.
-  BatchGemv q8_0_grouped;  // RowLayout::GroupedQuants
-  SplitGemv q4_0_split;    // RowLayout::SplitScales
+  // RowLayout::GroupedQuants rows (gemv_layout): the scalar reference and
+  // AVX-512; null for AVX2, which reads the file's.
+  BatchGemv q8_0_grouped;
+  BatchGemv q4_0_grouped;
   ReadSum read_sum;  // not a gemv: the bandwidth reference for one
 };
 

@@ -12,8 +12,8 @@ namespace pdbench {
 namespace {
 
 // Row by row: every block's 2-byte scale, in order, then every block's
-// quants, as `layout` (matrix_view.h) arranges them.
-void regroup(const MatrixView& w, RowLayout layout, std::byte* out) {
+// quants in RowLayout::GroupedQuants's chunks.
+void regroup(const MatrixView& w, std::byte* out) {
   constexpr size_t kGroup = 16, kChunk = 4;
   const size_t n_blocks = static_cast<size_t>(w.cols) / traits(w.type).block_size;
   const size_t block_bytes = traits(w.type).block_bytes;
@@ -26,10 +26,6 @@ void regroup(const MatrixView& w, RowLayout layout, std::byte* out) {
     for (size_t b = 0; b < n_blocks; ++b) {
       const std::byte* block = row + b * block_bytes;
       std::memcpy(scales + b * sizeof(uint16_t), block, sizeof(uint16_t));
-      if (layout == RowLayout::SplitScales) {
-        std::memcpy(quants + b * quant_bytes, block + sizeof(uint16_t), quant_bytes);
-        continue;
-      }
       const size_t group_first = b / kGroup * kGroup;
       const size_t group_size = std::min(kGroup, n_blocks - group_first);
       std::byte* group = quants + group_first * quant_bytes;
@@ -43,15 +39,8 @@ void regroup(const MatrixView& w, RowLayout layout, std::byte* out) {
 }  // namespace
 
 RowLayout gemv_layout(TensorType type, GemvIsa isa) {
-  if (isa != GemvIsa::Avx512) return RowLayout::Blocks;
-  switch (type) {
-    case TensorType::Q8_0:
-      return RowLayout::GroupedQuants;
-    case TensorType::Q4_0:
-      return RowLayout::SplitScales;
-    default:
-      return RowLayout::Blocks;
-  }
+  const bool quantized = type == TensorType::Q8_0 || type == TensorType::Q4_0;
+  return isa == GemvIsa::Avx512 && quantized ? RowLayout::GroupedQuants : RowLayout::Blocks;
 }
 
 GemvMatrix::GemvMatrix(const MatrixView& w, GemvIsa isa) : view_(w) {
@@ -60,7 +49,7 @@ GemvMatrix::GemvMatrix(const MatrixView& w, GemvIsa isa) : view_(w) {
   if (layout == RowLayout::Blocks) return;
   require_memory(w.bytes(), "decode GEMV weights (" + std::to_string(w.rows) + " x " + std::to_string(w.cols) + ")");
   storage_.resize(w.bytes());
-  regroup(w, layout, storage_.data());
+  regroup(w, storage_.data());
   view_.data = storage_.data();
   view_.layout = layout;
 }

@@ -34,27 +34,6 @@ void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const floa
 
 float identity(float v) { return v; }
 
-// Where block b of a row keeps its scale and quants, in the file's layout
-// (each block's scale before its quants) and in RowLayout::SplitScales (all
-// scales, then all quants): the only difference between those kernels.
-template <typename Block>
-struct FileBlocks {
-  static uint16_t scale(const std::byte* row, size_t /*n_blocks*/, size_t b) {
-    return load<uint16_t>(row + b * sizeof(Block));
-  }
-  static const std::byte* quants(const std::byte* row, size_t /*n_blocks*/, size_t b) {
-    return row + b * sizeof(Block) + sizeof(uint16_t);
-  }
-};
-template <typename Block>
-struct SplitScales {
-  static uint16_t scale(const std::byte* row, size_t /*n_blocks*/, size_t b) {
-    return load<uint16_t>(row + b * sizeof(uint16_t));
-  }
-  static const std::byte* quants(const std::byte* row, size_t n_blocks, size_t b) {
-    return row + n_blocks * sizeof(uint16_t) + b * (sizeof(Block) - sizeof(uint16_t));
-  }
-};
 
 int32_t dot_q8_0(const std::byte* quants, const BlockQ8Act& x) {
   int32_t dot = 0;
@@ -74,30 +53,27 @@ int32_t dot_q4_0(const std::byte* quants, const BlockQ8Act& x) {
 }
 
 // Each block's integer dot product is exact; only the scaled per-block sums
-// round.
-template <typename Layout, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
+// round. The file's layout: each block's scale before its quants.
+template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
 void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y, size_t n_rows) {
   const size_t n_blocks = cols / 32;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
     float sum = 0.0f;
-    for (size_t b = 0; b < n_blocks; ++b)
-      sum += fp16_to_f32(Layout::scale(row, n_blocks, b)) * x[b].d *
-             static_cast<float>(Dot(Layout::quants(row, n_blocks, b), x[b]));
+    for (size_t b = 0; b < n_blocks; ++b) {
+      const std::byte* block = row + b * sizeof(Block);
+      sum += fp16_to_f32(load<uint16_t>(block)) * x[b].d * static_cast<float>(Dot(block + sizeof(uint16_t), x[b]));
+    }
     y[r] = sum;
   }
 }
 
-void gemv_split_q4_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation& x, float* y,
-                     size_t n_rows) {
-  gemv_quant<SplitScales<BlockQ4_0>, dot_q4_0>(w, stride, cols, x.blocks, y, n_rows);
-}
-
-// RowLayout::GroupedQuants Q8_0 rows: block b's quants gathered back from
-// its group's chunks, then the file layout's sum, one activation at a time.
-void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
-                       float* y, size_t y_stride, size_t n_rows) {
-  constexpr size_t kGroup = 16, kChunk = 4;
+// RowLayout::GroupedQuants rows: block b's quants gathered back from its
+// group's chunks, then the file layout's sum, one activation at a time.
+template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x, float* y,
+                  size_t y_stride, size_t n_rows) {
+  constexpr size_t kGroup = 16, kChunk = 4, kQuantBytes = sizeof(Block) - sizeof(uint16_t);
   const size_t n_blocks = cols / 32;
   for (size_t m = 0; m < n_x; ++m)
     for (size_t r = 0; r < n_rows; ++r) {
@@ -107,12 +83,12 @@ void gemv_grouped_q8_0(const std::byte* w, size_t stride, size_t cols, const Spl
       for (size_t b = 0; b < n_blocks; ++b) {
         const size_t group_first = b / kGroup * kGroup;
         const size_t group_size = std::min(kGroup, n_blocks - group_first);
-        std::byte block[32];
-        for (size_t k = 0; k < 32 / kChunk; ++k)
-          std::memcpy(block + k * kChunk, quants + 32 * group_first + k * kChunk * group_size + (b - group_first) * kChunk,
-                      kChunk);
+        const std::byte* group = quants + kQuantBytes * group_first;
+        std::byte block[kQuantBytes];
+        for (size_t k = 0; k < kQuantBytes / kChunk; ++k)
+          std::memcpy(block + k * kChunk, group + k * kChunk * group_size + (b - group_first) * kChunk, kChunk);
         sum += fp16_to_f32(load<uint16_t>(row + b * sizeof(uint16_t))) * xs[m].blocks[b].d *
-               static_cast<float>(dot_q8_0(block, xs[m].blocks[b]));
+               static_cast<float>(Dot(block, xs[m].blocks[b]));
       }
       y[m * y_stride + r] = sum;
     }
@@ -153,10 +129,10 @@ const GemvKernels kScalarKernels{
     .f32 = gemv_elementwise<float, identity>,
     .f16 = gemv_elementwise<uint16_t, fp16_to_f32>,
     .bf16 = gemv_elementwise<uint16_t, bf16_to_f32>,
-    .q8_0 = gemv_quant<FileBlocks<BlockQ8_0>, dot_q8_0>,
-    .q4_0 = gemv_quant<FileBlocks<BlockQ4_0>, dot_q4_0>,
-    .q8_0_grouped = gemv_grouped_q8_0,
-    .q4_0_split = gemv_split_q4_0,
+    .q8_0 = gemv_quant<BlockQ8_0, dot_q8_0>,
+    .q4_0 = gemv_quant<BlockQ4_0, dot_q4_0>,
+    .q8_0_grouped = gemv_grouped<BlockQ8_0, dot_q8_0>,
+    .q4_0_grouped = gemv_grouped<BlockQ4_0, dot_q4_0>,
     .read_sum = read_sum,
 };
 

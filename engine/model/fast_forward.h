@@ -47,8 +47,8 @@ class FastForward : public Forward {
   void run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile);
   // out[n][rows] = in[n][cols] through the matrices stacked in `gemm`, whose
   // GEMV copies are `parts`: the batch GEMV when it reads every part's
-  // weights once for all n tokens (few tokens, Q8_0 on AVX-512; it streams
-  // them near the one-token rate, where oneDNN's s8 GEMM at 8 rows reaches
+  // weights once for all n tokens (few tokens, Q8_0/Q4_0 on AVX-512; it
+  // streams Q8_0 at 19-21 GB/s, where oneDNN's s8 GEMM at 8 rows reaches
   // 12-15 GB/s here), else the GEMM.
   void project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in, size_t n,
                float* out);

@@ -159,12 +159,12 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
   }
 }
 
-// Rows regrouped for AVX-512 (GemvMatrix: Q8_0 GroupedQuants, Q4_0
-// SplitScales) give the scalar reference the same bits as the file's rows,
-// and the AVX-512 kernels the same bound as on the file's rows. Widths: one
-// block, a pair, 3 blocks, a group of 16 plus a pair (576), plus an unpaired
-// block (608), 4 groups, 2 groups and 1 block (65 blocks: 2080); 19 rows are
-// a strip of 16 and 3 more (the grouped kernel's strips).
+// Rows regrouped for AVX-512 (GemvMatrix, RowLayout::GroupedQuants) give
+// the scalar reference the same bits as the file's rows, and the AVX-512
+// kernels the same bound as on the file's rows. Widths: groups of 1, 2 and
+// 3 blocks, a group of 16 and one of 2 (576) or 3 (608), 4 groups, 4 groups
+// and one of 1 block (2080); 19 rows are a strip of 16 and 3 more (the
+// grouped kernel's strips).
 TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
   constexpr int64_t kRows = 19;
   uint32_t seed = 11;
@@ -173,7 +173,7 @@ TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
     const Weights w = random_weights(type(), kRows, cols, seed++);
     const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
     const GemvMatrix regrouped(w.view, GemvIsa::Avx512);
-    ASSERT_EQ(regrouped.view().layout, type() == TensorType::Q8_0 ? RowLayout::GroupedQuants : RowLayout::SplitScales);
+    ASSERT_EQ(regrouped.view().layout, RowLayout::GroupedQuants);
     ASSERT_EQ(regrouped.copied_bytes(), w.view.bytes());
     GemvActivation act;
     gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
@@ -203,15 +203,13 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
       const Weights w = random_weights(type, 3, 64, 1);
       const GemvMatrix m(w.view, isa);
       const bool regrouped = is_quantized(type) && isa == GemvIsa::Avx512;
-      const RowLayout expected = !regrouped                ? RowLayout::Blocks
-                                 : type == TensorType::Q8_0 ? RowLayout::GroupedQuants
-                                                            : RowLayout::SplitScales;
+      const RowLayout expected = regrouped ? RowLayout::GroupedQuants : RowLayout::Blocks;
       EXPECT_EQ(m.view().layout, expected);
       EXPECT_EQ(gemv_layout(type, isa), expected);
       EXPECT_EQ(m.view().data == w.view.data, !regrouped);
       EXPECT_EQ(m.copied_bytes(), regrouped ? w.view.bytes() : 0u);
-      // Only the grouped Q8_0 rows have a kernel that reads them once for a batch.
-      EXPECT_EQ(gemv_batches(m.view(), isa), expected == RowLayout::GroupedQuants && isa != GemvIsa::Avx2);
+      // Only grouped rows have a kernel that reads them once for a batch.
+      EXPECT_EQ(gemv_batches(m.view(), isa), regrouped);
     }
 }
 

@@ -94,33 +94,36 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
     }
 }
 
-// A few Q8_0 tokens in flight (at most kGemvMaxBatch) go through the batch
-// GEMV, which gives each token the bits the one-token GEMV gives it; only
-// attention sums in another order. Through the s8 GEMM instead (activations
-// quantized per token, not per 32) the logits would move by ~1e-3 of their
-// range, so the 1e-5 bound also shows which path ran. Prompts of 2, 3 and 1
-// tokens (6 in flight), then one decode token each.
-TEST_F(SyntheticModels, FewQ8_0TokensInFlightGetTheirOneTokenLogits) {
-  const Engine engine = Engine::load(write("llama-3.2-1b", TensorType::Q8_0));
-  const ModelConfig& c = engine.model().config();
-  Forward& forward = engine.forward(ForwardKind::Fast);
-  const std::vector<std::vector<int32_t>> prompts{{1, 300}, {1, 301, 302}, {1}};
-  const std::vector<int32_t> next{400, 401, 402};
-  PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 128));
-  std::vector<SequenceChunk> chunks;
-  for (const auto& p : prompts) chunks.push_back({cache.create_sequence(), p});
-  const auto prefill = forward.run(cache, chunks, false, nullptr);
-  const std::vector<float> batched_prefill(prefill.begin(), prefill.end());
-  for (size_t i = 0; i < chunks.size(); ++i) chunks[i].tokens = std::span(&next[i], 1);
-  const auto decode = forward.run(cache, chunks, false, nullptr);
-  const std::vector<float> batched_decode(decode.begin(), decode.end());
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    SequenceChunk chunk{cache.create_sequence(), prompts[i]};
-    auto logits = forward.run(cache, std::span(&chunk, 1), false, nullptr);
-    EXPECT_LE(relative_error(std::span(&batched_prefill[i * c.vocab], c.vocab), logits), 1e-5f) << "prefill " << i;
-    chunk.tokens = std::span(&next[i], 1);
-    logits = forward.run(cache, std::span(&chunk, 1), false, nullptr);
-    EXPECT_LE(relative_error(std::span(&batched_decode[i * c.vocab], c.vocab), logits), 1e-5f) << "decode " << i;
+// A few Q8_0/Q4_0 tokens in flight (at most kGemvMaxBatch) go through the
+// batch GEMV, which gives each token the bits the one-token GEMV gives it;
+// only attention sums in another order. Through the s8 GEMM instead
+// (activations quantized per token, not per 32) the logits would move by
+// ~1e-3 of their range, so the 1e-5 bound also shows which path ran.
+// Prompts of 2, 3 and 1 tokens (6 in flight), then one decode token each.
+TEST_F(SyntheticModels, FewQuantizedTokensInFlightGetTheirOneTokenLogits) {
+  for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0}) {
+    SCOPED_TRACE(traits(type).name);
+    const Engine engine = Engine::load(write("llama-3.2-1b", type));
+    const ModelConfig& c = engine.model().config();
+    Forward& forward = engine.forward(ForwardKind::Fast);
+    const std::vector<std::vector<int32_t>> prompts{{1, 300}, {1, 301, 302}, {1}};
+    const std::vector<int32_t> next{400, 401, 402};
+    PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 128));
+    std::vector<SequenceChunk> chunks;
+    for (const auto& p : prompts) chunks.push_back({cache.create_sequence(), p});
+    const auto prefill = forward.run(cache, chunks, false, nullptr);
+    const std::vector<float> batched_prefill(prefill.begin(), prefill.end());
+    for (size_t i = 0; i < chunks.size(); ++i) chunks[i].tokens = std::span(&next[i], 1);
+    const auto decode = forward.run(cache, chunks, false, nullptr);
+    const std::vector<float> batched_decode(decode.begin(), decode.end());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      SequenceChunk chunk{cache.create_sequence(), prompts[i]};
+      auto logits = forward.run(cache, std::span(&chunk, 1), false, nullptr);
+      EXPECT_LE(relative_error(std::span(&batched_prefill[i * c.vocab], c.vocab), logits), 1e-5f) << "prefill " << i;
+      chunk.tokens = std::span(&next[i], 1);
+      logits = forward.run(cache, std::span(&chunk, 1), false, nullptr);
+      EXPECT_LE(relative_error(std::span(&batched_decode[i * c.vocab], c.vocab), logits), 1e-5f) << "decode " << i;
+    }
   }
 }
 
