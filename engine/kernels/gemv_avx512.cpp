@@ -217,7 +217,7 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act
 // token is as cheap to compute as a byte is to read: the split-scales
 // kernels this replaced cost a convert, a permute and an FMA per pair of
 // blocks and activation (and Q8_0 a sign fix), and reached 19-24 GB/s for
-// one token where these reach 25-27.
+// one token where these reach 22-28.
 //
 // Q8_0: a chunk is 64 weights, 4 of each block; w + 128 (a flip of the sign
 // bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
