@@ -191,8 +191,9 @@ void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profi
 
 void FastForward::project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in,
                           size_t n, float* out) {
+  // One activation per token serves every part, so the parts must share a type.
   bool batch_gemv = n <= kGemvMaxBatch;
-  for (const MatrixView* w : parts) batch_gemv = batch_gemv && gemv_batches(*w);
+  for (const MatrixView* w : parts) batch_gemv = batch_gemv && gemv_batches(*w) && w->type == parts.begin()[0]->type;
   if (!batch_gemv) return gemm.run(in, out, n);
   const MatrixView* const* part = parts.begin();
   int64_t rows[kMaxStacked];
