@@ -163,7 +163,7 @@ const bool registered = [] {
       auto* decode =
           benchmark::RegisterBenchmark(("BM_decode_attention/" + prefix).c_str(), BM_decode_attention, model, type);
       decode->ArgNames({"depth", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
-      for (int64_t depth : {512, 1024, 4096}) {
+      for (int64_t depth : {32, 512, 1024, 4096}) {
         decode->Args({depth, 1});
         if (all_threads > 1) decode->Args({depth, all_threads});
       }

@@ -287,7 +287,7 @@ float exp_sum(float* x, size_t n, float max) {
   for (size_t t = 0; t < n; t += 16) {
     const __mmask16 m = lanes(n, t);
     const __m512 e =
-        kv_avx512::exp_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + t), vmax));
+        avx512_math::exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + t), vmax));
     _mm512_mask_storeu_ps(x + t, m, e);
     sum = _mm512_mask_add_ps(sum, m, sum, e);
   }

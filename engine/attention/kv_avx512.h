@@ -1,22 +1,16 @@
 #pragma once
 // AVX-512 pieces shared by the attention kernels: stored K/V elements as f32
-// lanes, and exp. Only *_kernels_avx512.cpp files include this (they alone
-// are built with the AVX-512 flags), so every copy of these inline functions
-// the linker may keep is an AVX-512 one called from AVX-512 code.
-
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own
-// _mm512_undefined_* (GCC bug 105593, fixed in 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+// lanes. Only *_kernels_avx512.cpp files include this (they alone are built
+// with the AVX-512 flags), so every copy of these inline functions the linker
+// may keep is an AVX-512 one called from AVX-512 code. exp_avx512.h brings
+// <immintrin.h> and exp.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "engine/attention/kv_type.h"
+#include "engine/kernels/exp_avx512.h"
 
 namespace pdbench::kv_avx512 {
 
@@ -99,24 +93,6 @@ struct Q8 {
 template <typename Loader>
 __m512 load(const Loader& loader, const std::byte* vec, size_t i, __mmask16 m) {
   return _mm512_mul_ps(_mm512_set1_ps(loader.scale(vec, i)), loader.raw(vec, i, m));
-}
-
-// exp(x) for x <= 0 (scores minus their max): Cephes expf's range reduction
-// and polynomial (about 1 ulp), with scalef applying 2^n (0 on underflow).
-inline __m512 exp_nonpositive(__m512 x) {
-  x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));  // exp(-104) is below the f32 subnormals
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(y, n);
 }
 
 }  // namespace pdbench::kv_avx512

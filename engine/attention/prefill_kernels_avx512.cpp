@@ -61,11 +61,11 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
     const __m512 old_max = _mm512_loadu_ps(tile.max + r);
     const __m512 max = _mm512_max_ps(old_max, tile_max);
     const __m512 f =
-        kv_avx512::exp_nonpositive(_mm512_sub_ps(old_max, max));  // rescales what came before
+        avx512_math::exp(_mm512_sub_ps(old_max, max));  // rescales what came before
     __m512 sum = _mm512_mul_ps(_mm512_loadu_ps(tile.sum + r), f);
 #pragma GCC unroll 16
     for (size_t c = 0; c < kKvTile; ++c) {
-      s[c] = _mm512_maskz_mov_ps(seen[c], kv_avx512::exp_nonpositive(_mm512_sub_ps(s[c], max)));
+      s[c] = _mm512_maskz_mov_ps(seen[c], avx512_math::exp(_mm512_sub_ps(s[c], max)));
       sum = _mm512_add_ps(sum, s[c]);
     }
     _mm512_storeu_ps(tile.max + r, max);

@@ -8,6 +8,7 @@
 
 #include "engine/attention/attention.h"
 #include "engine/attention/prefill_attention.h"
+#include "engine/kernels/activation.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
@@ -177,7 +178,7 @@ void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profi
   {
     ScopedOp op(profile, Op::OutputNorm, -1);
     for (size_t i = 0; i < rows.size(); ++i)
-      ref::rmsnorm(&xb_[i * c.dim], &x_[rows[i] * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
+      rmsnorm(&xb_[i * c.dim], &x_[rows[i] * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
   }
   logits_.resize(rows.size() * c.vocab);
   ScopedOp op(profile, Op::LmHead, -1, gemm_flops(c.vocab, c.dim, rows.size()), weight_bytes({&w.output}));
@@ -238,7 +239,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
       ScopedOp op(profile, Op::AttentionNorm, li);
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t)
-        ref::rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.attn_norm.data(),
+        rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.attn_norm.data(),
                      c.dim, c.rms_eps);
     }
     {
@@ -278,7 +279,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
       ScopedOp op(profile, Op::FfnNorm, li);
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t)
-        ref::rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.ffn_norm.data(),
+        rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.ffn_norm.data(),
                      c.dim, c.rms_eps);
     }
     {
@@ -288,7 +289,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t) {
         float* row = &gate_up_[static_cast<size_t>(t) * 2 * c.ffn_dim];
-        ref::swiglu(row, row + c.ffn_dim, c.ffn_dim);
+        swiglu(row, row + c.ffn_dim, c.ffn_dim);
       }
     }
     {
@@ -335,7 +336,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       const int li = static_cast<int>(layer);
 #pragma omp single
       {
-        ref::rmsnorm(xb_.data(), x_.data(), l.attn_norm.data(), c.dim, c.rms_eps);
+        rmsnorm(xb_.data(), x_.data(), l.attn_norm.data(), c.dim, c.rms_eps);
         // One input, so one preparation serves every matrix of its type.
         gemv_prepare(l.wq.type, xb_.data(), c.dim, act_q_);
         if (l.wk.type != l.wq.type) gemv_prepare(l.wk.type, xb_.data(), c.dim, act_k_);
@@ -377,7 +378,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       clock.mark(Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), 1), weight_bytes({&l.wo}));
 #pragma omp single
       {
-        ref::rmsnorm(xb_.data(), x_.data(), l.ffn_norm.data(), c.dim, c.rms_eps);
+        rmsnorm(xb_.data(), x_.data(), l.ffn_norm.data(), c.dim, c.rms_eps);
         gemv_prepare(l.w_gate.type, xb_.data(), c.dim, act_gate_);
         if (l.w_up.type != l.w_gate.type) gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
       }
@@ -388,7 +389,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
 #pragma omp barrier
 #pragma omp single
       {
-        ref::swiglu(gate, up, c.ffn_dim);
+        swiglu(gate, up, c.ffn_dim);
         gemv_prepare(l.w_down.type, gate, c.ffn_dim, act_down_);
       }
       clock.mark(Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, 1), weight_bytes({&l.w_gate, &l.w_up}));

@@ -1,0 +1,21 @@
+#include "engine/kernels/activation.h"
+
+#include "engine/kernels/reference.h"
+
+namespace pdbench {
+
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps, GemvIsa isa) {
+  if (isa == GemvIsa::Avx512)
+    activation_detail::rmsnorm_avx512(out, x, weight, n, eps);
+  else
+    ref::rmsnorm(out, x, weight, n, eps);
+}
+
+void swiglu(float* gate, const float* up, size_t n, GemvIsa isa) {
+  if (isa == GemvIsa::Avx512)
+    activation_detail::swiglu_avx512(gate, up, n);
+  else
+    ref::swiglu(gate, up, n);
+}
+
+}  // namespace pdbench

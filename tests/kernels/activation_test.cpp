@@ -1,0 +1,87 @@
+// RMSNorm and SwiGLU on every ISA this CPU runs, against the reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "engine/kernels/activation.h"
+#include "engine/kernels/reference.h"
+
+namespace pdbench {
+namespace {
+
+std::vector<GemvIsa> supported_isas() {
+  std::vector<GemvIsa> isas;
+  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
+    if (gemv_isa_supported(isa)) isas.push_back(isa);
+  return isas;
+}
+
+std::vector<float> random_floats(size_t n, float spread, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, spread);
+  std::vector<float> x(n);
+  for (float& v : x) v = normal(gen);
+  return x;
+}
+
+// Widths with and without a partial vector of 16 at the end.
+constexpr size_t kWidths[] = {1, 15, 16, 17, 33, 576, 2048, 8197};
+
+TEST(Activation, RmsnormMatchesReference) {
+  for (GemvIsa isa : supported_isas())
+    for (size_t n : kWidths) {
+      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
+      const auto x = random_floats(n, 3.0f, 1), weight = random_floats(n, 1.0f, 2);
+      std::vector<float> fast(n), ref(n);
+      rmsnorm(fast.data(), x.data(), weight.data(), n, 1e-5f, isa);
+      ref::rmsnorm(ref.data(), x.data(), weight.data(), n, 1e-5f);
+      // Only the sum of squares is reassociated: a few ulp of each output.
+      for (size_t i = 0; i < n; ++i) EXPECT_NEAR(fast[i], ref[i], 1e-6f * std::abs(ref[i])) << i;
+    }
+}
+
+TEST(Activation, SwigluMatchesReference) {
+  for (GemvIsa isa : supported_isas())
+    for (size_t n : kWidths) {
+      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
+      auto gate = random_floats(n, 4.0f, 3);
+      const auto up = random_floats(n, 1.0f, 4);
+      auto ref_gate = gate;
+      swiglu(gate.data(), up.data(), n, isa);
+      ref::swiglu(ref_gate.data(), up.data(), n);
+      // exp within about 1 ulp, then the reference's divide and products.
+      for (size_t i = 0; i < n; ++i) EXPECT_NEAR(gate[i], ref_gate[i], 1e-6f * std::abs(ref_gate[i])) << i;
+    }
+}
+
+// Where exp under- or overflows, silu still ends at the reference's values:
+// g for large g, -0 for very negative g, inf and NaN as they were.
+TEST(Activation, SwigluAtTheEndsOfExpsRange) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> ends{0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 87.0f, -87.0f, 88.5f, -88.5f,
+                                89.0f, -89.0f, 104.0f, -104.0f, 1e30f, -1e30f, inf, std::nanf("")};
+  const std::vector<float> up(ends.size(), 1.5f);
+  for (GemvIsa isa : supported_isas()) {
+    SCOPED_TRACE(gemv_isa_name(isa));
+    auto gate = ends, ref_gate = ends;
+    swiglu(gate.data(), up.data(), gate.size(), isa);
+    ref::swiglu(ref_gate.data(), up.data(), ref_gate.size());
+    for (size_t i = 0; i < ends.size(); ++i) {
+      SCOPED_TRACE("g=" + std::to_string(ends[i]));
+      if (!std::isfinite(ref_gate[i])) {
+        EXPECT_EQ(std::isnan(gate[i]), std::isnan(ref_gate[i]));
+        if (!std::isnan(ref_gate[i])) {
+          EXPECT_EQ(gate[i], ref_gate[i]);
+        }
+        continue;
+      }
+      EXPECT_NEAR(gate[i], ref_gate[i], 1e-6f * std::abs(ref_gate[i]) + 1e-37f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pdbench
