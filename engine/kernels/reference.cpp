@@ -43,17 +43,25 @@ void embedding_row(const MatrixView& table, int32_t id, float* out) {
 
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
           RopeStyle style) {
-  const size_t half = rope_dim / 2;
-  // The rotation depends on (pos, i) only: compute it once for every head.
-  // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
   thread_local std::vector<float> cos_sin;
-  cos_sin.resize(2 * half);
-  for (size_t i = 0; i < half; ++i) {
+  cos_sin.resize(rope_dim);
+  rope_rotation(pos, rope_dim, theta, cos_sin.data());
+  rope_rotate(x, n_heads, head_dim, rope_dim, cos_sin.data(), style);
+}
+
+void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin) {
+  // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
+  for (size_t i = 0; i < rope_dim / 2; ++i) {
     const float freq = 1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
     const float angle = static_cast<float>(pos) * freq;
     cos_sin[2 * i] = std::cos(angle);
     cos_sin[2 * i + 1] = std::sin(angle);
   }
+}
+
+void rope_rotate(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, const float* cos_sin,
+                 RopeStyle style) {
+  const size_t half = rope_dim / 2;
   for (size_t h = 0; h < n_heads; ++h) {
     float* v = x + h * head_dim;
     for (size_t i = 0; i < half; ++i) {

@@ -26,9 +26,18 @@ enum class RopeStyle {
 };
 
 // Rotates the first rope_dim elements of each of n_heads vectors (head_dim
-// apart) by position pos, frequencies theta^(-2i/rope_dim).
+// apart) by position pos, frequencies theta^(-2i/rope_dim): rope_rotation,
+// then rope_rotate.
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
           RopeStyle style);
+
+// The rotation at position pos: cos_sin[2i] and cos_sin[2i + 1] are the cos
+// and sin of pos theta^(-2i/rope_dim), i < rope_dim / 2. It depends on the
+// position only, so a forward pass can make it once per token for every
+// layer's queries and keys.
+void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin);
+void rope_rotate(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, const float* cos_sin,
+                 RopeStyle style);
 
 // In-place softmax over n values.
 void softmax(float* x, size_t n);

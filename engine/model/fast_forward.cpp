@@ -146,6 +146,10 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
     embed(chunks);
   }
   partials_.resize(static_cast<size_t>(omp_get_max_threads()));
+  const ModelConfig& c = model_.config();
+  rotations_.resize(slots.size() * c.rope_dim);
+  for (size_t t = 0; t < slots.size(); ++t)
+    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim]);
   if (slots.size() == 1)
     run_single(cache, slots[0], profile);
   else
@@ -259,9 +263,9 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
           ref::add(k, l.bk.data(), c.kv_dim());
           ref::add(v, l.bv.data(), c.kv_dim());
         }
-        const auto pos = static_cast<int64_t>(slots[ut].pos);
-        ref::rope(q, c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
-        ref::rope(k, c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+        const float* rotation = &rotations_[ut * c.rope_dim];
+        ref::rope_rotate(q, c.n_heads, c.head_dim, c.rope_dim, rotation, c.rope_style);
+        ref::rope_rotate(k, c.n_kv_heads, c.head_dim, c.rope_dim, rotation, c.rope_style);
         cache.write(slots[ut].seq, layer, slots[ut].pos, k, v);
       }
     }
@@ -356,8 +360,8 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
           ref::add(k, l.bk.data(), c.kv_dim());
           ref::add(v, l.bv.data(), c.kv_dim());
         }
-        ref::rope(q, c.n_heads, c.head_dim, c.rope_dim, static_cast<int64_t>(slot.pos), c.rope_theta, c.rope_style);
-        ref::rope(k, c.n_kv_heads, c.head_dim, c.rope_dim, static_cast<int64_t>(slot.pos), c.rope_theta, c.rope_style);
+        ref::rope_rotate(q, c.n_heads, c.head_dim, c.rope_dim, rotations_.data(), c.rope_style);
+        ref::rope_rotate(k, c.n_kv_heads, c.head_dim, c.rope_dim, rotations_.data(), c.rope_style);
         cache.write(slot.seq, layer, slot.pos, k, v);
       }
       clock.mark(Op::Rope, li);

@@ -65,6 +65,7 @@ class FastForward : public Forward {
   GemvMatrix output_gemv_;         // logits of one row
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
+  std::vector<float> rotations_;  // each token's RoPE rotation (ref::rope_rotation), for every layer
   std::vector<AttentionPartial> partials_;  // one per thread
   // Decode: x prepared for the GEMV kernels once per input and weight type
   // (act_k_, act_v_, act_up_ only when a matrix's type differs from its group's first).
