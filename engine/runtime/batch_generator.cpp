@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <exception>
 #include <optional>
 #include <string>
 #include <thread>
@@ -29,6 +30,28 @@ struct Slot {
   double arrival_ms;
   double last_token_ms = 0;
 };
+
+// Each active sequence's next token. A sampler is its sequence's own (RNG,
+// scratch), so sequences sample in parallel: with greedy sampling of a 128K
+// vocabulary, copying and scanning each row of logits took 0.8 ms of a
+// batch-8 step on one thread. The first sequence's Error, if any, rethrows.
+std::vector<int32_t> sample_each(std::vector<Slot>& active, std::span<const float> logits, size_t vocab) {
+  std::vector<int32_t> ids(active.size());
+  std::vector<std::exception_ptr> errors(active.size());
+  const auto n = static_cast<int64_t>(active.size());
+#pragma omp parallel for schedule(static) if (n > 1)
+  for (int64_t c = 0; c < n; ++c) {
+    const auto i = static_cast<size_t>(c);
+    try {
+      ids[i] = active[i].sampler.sample(logits.subspan(i * vocab, vocab), active[i].history);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return ids;
+}
 
 }  // namespace
 
@@ -110,17 +133,18 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
     step_ops.reset();
     const auto step_start = Clock::now();
     const auto logits = forward.run(cache_, chunks, false, &step_ops);
+    std::vector<int32_t> ids;
+    {
+      ScopedOp op(&step_ops, Op::Sampling, -1);
+      ids = sample_each(active, logits, vocab);
+    }
+    const double now = ms_since(start);
     std::vector<Slot> still;
     for (size_t c = 0; c < active.size(); ++c) {
       Slot& s = active[c];
       const GenerateRequest& r = requests[s.index];
       GenerationResult& res = out.results[s.index];
-      int32_t id;
-      {
-        ScopedOp op(&step_ops, Op::Sampling, -1);
-        id = s.sampler.sample(logits.subspan(c * vocab, vocab), s.history);
-      }
-      const double now = ms_since(start);
+      const int32_t id = ids[c];
       if (!s.prefilled) {
         res.timings.ttft_ms = now - s.arrival_ms;
         res.timings.prefill_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
