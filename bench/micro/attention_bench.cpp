@@ -9,6 +9,11 @@
 // so the K/V come from where a decode step finds them (every layer's K/V is
 // read once per step: SmolLM2's f32 cache at depth 4096 is 189 MB).
 //
+// BM_batch_decode_attention/<model>/<type>/batch:B/depth:D/threads:T: one
+// batched decode step's attention in one layer, B sequences' queries at
+// depth D through paged_attention_prefill (a chunk of one query each), as
+// FastForward runs a batch.
+//
 // BM_prefill_attention/<model>/<type>/<variant>/prompt:P/threads:T: the
 // attention of a P-token prompt in one layer whose K/V were just written.
 // Variant tiled: paged_attention_prefill; per_token: paged_attention_decode
@@ -54,36 +59,40 @@ std::vector<float> random_normal(size_t n, uint32_t seed) {
   return x;
 }
 
-// One sequence of `length` positions with random K/V in every layer. Its
-// rows repeat 64 random ones: speed does not depend on the values.
+// n_seqs sequences of `length` positions with random K/V in every layer.
+// Rows repeat 64 random ones: speed does not depend on the values.
 struct FilledCache {
-  FilledCache(const ModelShape& model, KvType type, size_t n_layers, size_t length)
-      : cache(KvCacheConfig{n_layers, model.shape.n_kv_heads, model.shape.head_dim, type, type, 16, length + 16, 0}),
-        seq(cache.create_sequence()) {
+  FilledCache(const ModelShape& model, KvType type, size_t n_layers, size_t length, size_t n_seqs)
+      : cache(KvCacheConfig{n_layers, model.shape.n_kv_heads, model.shape.head_dim, type, type, 16,
+                            n_seqs * (length + 16), 0}) {
     constexpr size_t kDistinct = 64;
     const size_t kv_dim = cache.kv_dim();
     const auto rows = random_normal(2 * kDistinct * kv_dim, 1);
-    cache.extend(seq, length);
-    for (size_t layer = 0; layer < n_layers; ++layer)
-      for (size_t pos = 0; pos < length; ++pos) {
-        const float* k = &rows[pos % kDistinct * kv_dim];
-        cache.write(seq, layer, pos, k, k + kDistinct * kv_dim);  // V from the second half
-      }
+    for (size_t s = 0; s < n_seqs; ++s) {
+      const SequenceId seq = seqs.emplace_back(cache.create_sequence());
+      cache.extend(seq, length);
+      for (size_t layer = 0; layer < n_layers; ++layer)
+        for (size_t pos = 0; pos < length; ++pos) {
+          const float* k = &rows[(pos + s) % kDistinct * kv_dim];
+          cache.write(seq, layer, pos, k, k + kDistinct * kv_dim);  // V from the second half
+        }
+    }
   }
   PagedKvCache cache;
-  SequenceId seq;
+  std::vector<SequenceId> seqs;
 };
 
-// One cache at a time: the benchmarks of one (model, type, layers, length)
-// run back to back.
-const FilledCache& filled_cache(const ModelShape& model, KvType type, size_t n_layers, size_t length) {
+// One cache at a time: the benchmarks of one (model, type, layers, length,
+// sequences) run back to back.
+const FilledCache& filled_cache(const ModelShape& model, KvType type, size_t n_layers, size_t length,
+                                size_t n_seqs = 1) {
   static std::unique_ptr<FilledCache> cached;
   static std::string key;
   const std::string want = std::string(model.name) + "/" + std::string(kv_type_name(type)) + "/" +
-                           std::to_string(n_layers) + "/" + std::to_string(length);
+                           std::to_string(n_layers) + "/" + std::to_string(length) + "/" + std::to_string(n_seqs);
   if (!cached || key != want) {
     cached.reset();
-    cached = std::make_unique<FilledCache>(model, type, n_layers, length);
+    cached = std::make_unique<FilledCache>(model, type, n_layers, length, n_seqs);
     key = want;
   }
   return *cached;
@@ -114,7 +123,7 @@ void BM_decode_attention(benchmark::State& state, const ModelShape& model, KvTyp
     {
       const auto t = static_cast<size_t>(omp_get_thread_num());
       const auto nt = static_cast<size_t>(omp_get_num_threads());
-      attention_partial(q.data(), f.cache, f.seq, layer, depth * t / nt, depth * (t + 1) / nt, shape, parts[t]);
+      attention_partial(q.data(), f.cache, f.seqs[0], layer, depth * t / nt, depth * (t + 1) / nt, shape, parts[t]);
 #pragma omp barrier
 #pragma omp single
       merge_attention(std::span(parts.data(), nt), shape, out.data());
@@ -123,6 +132,28 @@ void BM_decode_attention(benchmark::State& state, const ModelShape& model, KvTyp
     layer = (layer + 1) % model.n_layers;
   }
   set_rates(state, f.cache, shape, static_cast<double>(depth), static_cast<double>(depth));
+}
+
+// Args: batch, depth, threads.
+void BM_batch_decode_attention(benchmark::State& state, const ModelShape& model, KvType type) {
+  const auto batch = static_cast<size_t>(state.range(0));
+  const auto depth = static_cast<size_t>(state.range(1));
+  omp_set_num_threads(static_cast<int>(state.range(2)));
+  const ref::AttentionShape& shape = model.shape;
+  const FilledCache& f = filled_cache(model, type, model.n_layers, depth, batch);
+  const size_t width = shape.n_heads * shape.head_dim;
+  const auto q = random_normal(batch * width, 2);
+  std::vector<float> out(q.size());
+  std::vector<QueryChunk> chunks;
+  for (size_t i = 0; i < batch; ++i) chunks.push_back({f.seqs[i], depth - 1, 1, &q[i * width], &out[i * width]});
+  size_t layer = 0;
+  for (auto _ : state) {
+    paged_attention_prefill(chunks, width, width, f.cache, layer, shape);
+    benchmark::DoNotOptimize(out.data());
+    layer = (layer + 1) % model.n_layers;
+  }
+  const auto d = static_cast<double>(depth), b = static_cast<double>(batch);
+  set_rates(state, f.cache, shape, b * d, b * d);
 }
 
 enum class Prefill { Tiled, PerToken };
@@ -136,7 +167,7 @@ void BM_prefill_attention(benchmark::State& state, const ModelShape& model, KvTy
   const size_t width = shape.n_heads * shape.head_dim;
   const auto q = random_normal(prompt * width, 3);
   std::vector<float> out(q.size());
-  const QueryChunk chunk{f.seq, 0, prompt, q.data(), out.data()};
+  const QueryChunk chunk{f.seqs[0], 0, prompt, q.data(), out.data()};
   for (auto _ : state) {
     if (variant == Prefill::Tiled) {
       paged_attention_prefill(std::span(&chunk, 1), width, width, f.cache, 0, shape);
@@ -146,7 +177,7 @@ void BM_prefill_attention(benchmark::State& state, const ModelShape& model, KvTy
         AttentionPartial scratch;
 #pragma omp for schedule(dynamic, 1)
         for (size_t t = 0; t < prompt; ++t)
-          paged_attention_decode(&q[t * width], f.cache, f.seq, 0, t + 1, shape, scratch, &out[t * width]);
+          paged_attention_decode(&q[t * width], f.cache, f.seqs[0], 0, t + 1, shape, scratch, &out[t * width]);
       }
     }
     benchmark::DoNotOptimize(out.data());
@@ -166,6 +197,13 @@ const bool registered = [] {
       for (int64_t depth : {32, 512, 1024, 4096}) {
         decode->Args({depth, 1});
         if (all_threads > 1) decode->Args({depth, all_threads});
+      }
+      auto* batched = benchmark::RegisterBenchmark(("BM_batch_decode_attention/" + prefix).c_str(),
+                                                   BM_batch_decode_attention, model, type);
+      batched->ArgNames({"batch", "depth", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+      for (int64_t depth : {32, 1024}) {
+        batched->Args({8, depth, 1});
+        if (all_threads > 1) batched->Args({8, depth, all_threads});
       }
       for (auto [variant, name] : {std::pair{Prefill::Tiled, "tiled"}, {Prefill::PerToken, "per_token"}}) {
         auto* prefill = benchmark::RegisterBenchmark(("BM_prefill_attention/" + prefix + "/" + name).c_str(),

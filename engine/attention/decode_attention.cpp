@@ -76,28 +76,32 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
   }
 }
 
-void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
-                     float* out) {
+void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape, float* out,
+                     AttentionIsa isa) {
+  const auto& kernels = kernels_of(isa);
   const size_t hd = shape.head_dim;
   for (const AttentionPartial& p : parts)
     if (p.max.size() != shape.n_heads || p.sum.size() != shape.n_heads ||
         p.acc.size() != shape.n_heads * hd)
       throw Error("decode attention: a partial of " + std::to_string(p.max.size()) +
                   " heads does not match the shape's " + std::to_string(shape.n_heads));
+  std::vector<const float*> acc;
+  std::vector<float> factor;
   for (size_t h = 0; h < shape.n_heads; ++h) {
     float max = -std::numeric_limits<float>::infinity();
     for (const AttentionPartial& p : parts) max = std::max(max, p.max[h]);
-    float* oh = out + h * hd;
-    std::fill_n(oh, hd, 0.0f);
+    acc.clear();
+    factor.clear();
     float sum = 0.0f;
     for (const AttentionPartial& p : parts) {
       if (p.sum[h] == 0.0f) continue;  // an empty range
       const float f = std::exp(p.max[h] - max);
       sum += p.sum[h] * f;
-      for (size_t i = 0; i < hd; ++i) oh[i] += f * p.acc[h * hd + i];
+      acc.push_back(&p.acc[h * hd]);
+      factor.push_back(f);
     }
     if (sum == 0.0f) throw Error("decode attention: the partials cover no positions");
-    for (size_t i = 0; i < hd; ++i) oh[i] /= sum;
+    kernels.merge_head(acc.data(), factor.data(), acc.size(), sum, hd, out + h * hd);
   }
 }
 
@@ -105,7 +109,7 @@ void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceI
                             size_t n_ctx, const ref::AttentionShape& shape,
                             AttentionPartial& scratch, float* out, AttentionIsa isa) {
   attention_partial(q, cache, seq, layer, 0, n_ctx, shape, scratch, isa);
-  merge_attention(std::span(&scratch, 1), shape, out);
+  merge_attention(std::span(&scratch, 1), shape, out, isa);
 }
 
 }  // namespace pdbench

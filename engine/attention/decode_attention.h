@@ -48,7 +48,7 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
 
 // out[h] = the attention output of the union of the partials' ranges.
 void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
-                     float* out);
+                     float* out, AttentionIsa isa = best_attention_isa());
 
 // One partial over [0, n_ctx) merged into out, on this thread.
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,

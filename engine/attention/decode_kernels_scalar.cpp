@@ -94,6 +94,15 @@ float exp_sum(float* x, size_t n, float max) {
   return sum;
 }
 
+void merge_head(const float* const* acc, const float* factor, size_t n_parts, float sum, size_t head_dim,
+                float* out) {
+  for (size_t i = 0; i < head_dim; ++i) {
+    float x = 0.0f;
+    for (size_t p = 0; p < n_parts; ++p) x += factor[p] * acc[p][i];
+    out[i] = x / sum;
+  }
+}
+
 }  // namespace
 
 const DecodeKernels kScalarDecodeKernels = {
@@ -102,6 +111,7 @@ const DecodeKernels kScalarDecodeKernels = {
     {add_values<KvType::F32>, add_values<KvType::F16>, add_values<KvType::BF16>,
      add_values<KvType::Q8_0>},
     exp_sum,
+    merge_head,
 };
 
 }  // namespace pdbench::decode_detail
