@@ -51,14 +51,30 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
   part.weights.resize(group * kChunk);
   if (begin == end) return;
   for (size_t h = 0; h < shape.n_heads; ++h) prepare(q + h * hd, hd, &part.query[h * hd]);
+  // A chunk's keys and values: positions [pos, pos + n) of one block.
+  struct Chunk {
+    const std::byte* keys;
+    const std::byte* values;
+    size_t n;
+  };
+  const auto chunk_at = [&](size_t kv_head, size_t pos) {
+    const size_t slot = pos % bs;
+    const KvBlockId block = table[pos / bs];
+    return Chunk{pool.keys(block, layer, kv_head) + slot * pool.k_vector_bytes(),
+                 pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes(), std::min({bs - slot, end - pos, kChunk})};
+  };
   for (size_t kv_head = 0; kv_head < shape.n_kv_heads; ++kv_head) {
     const size_t first_head = kv_head * group;
     for (size_t pos = begin; pos < end;) {
-      const size_t slot = pos % bs;
-      const size_t n = std::min({bs - slot, end - pos, kChunk});
-      const KvBlockId block = table[pos / bs];
-      const std::byte* keys = pool.keys(block, layer, kv_head) + slot * pool.k_vector_bytes();
-      const std::byte* values = pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes();
+      const auto [keys, values, n] = chunk_at(kv_head, pos);
+      // The next chunk's K/V into the cache while this one is computed:
+      // blocks are apart in the pool, and hardware prefetchers stop at the
+      // 4 KiB page a block's K or V of one head fills at head_dim 64 in f32.
+      if (pos + n < end || kv_head + 1 < shape.n_kv_heads) {
+        const Chunk next = pos + n < end ? chunk_at(kv_head, pos + n) : chunk_at(kv_head + 1, begin);
+        for (size_t b = 0; b < next.n * pool.k_vector_bytes(); b += 64) __builtin_prefetch(next.keys + b);
+        for (size_t b = 0; b < next.n * pool.v_vector_bytes(); b += 64) __builtin_prefetch(next.values + b);
+      }
       for (size_t h = first_head; h < first_head + group; ++h) {
         float* w = &part.weights[(h - first_head) * kChunk];
         const float chunk_max = dot(&part.query[h * hd], keys, n, hd, scale, w);
