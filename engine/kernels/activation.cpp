@@ -18,4 +18,11 @@ void swiglu(float* gate, const float* up, size_t n, GemvIsa isa) {
     ref::swiglu(gate, up, n);
 }
 
+void add(float* a, const float* b, size_t n, GemvIsa isa) {
+  if (isa == GemvIsa::Avx512)
+    activation_detail::add_avx512(a, b, n);
+  else
+    ref::add(a, b, n);
+}
+
 }  // namespace pdbench

@@ -1,6 +1,6 @@
 #pragma once
-// The elementwise steps of a layer between its matrix products, RMSNorm and
-// SwiGLU, on the kernels' ISA (gemv_isa()). The reference kernels
+// The elementwise steps of a layer between its matrix products, RMSNorm,
+// SwiGLU and the residual add, on the kernels' ISA (gemv_isa()). The reference kernels
 // (reference.h) are the scalar versions; on AVX-512 these take 16 lanes at a
 // time, the one scalar exp per element of SwiGLU being what cost the most:
 // 50 us per 8192-wide row, 0.8 ms of a Llama-3.2-1B decode step and 3 ms of
@@ -19,10 +19,15 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
 // avx512_math::exp (about 1 ulp from std::exp).
 void swiglu(float* gate, const float* up, size_t n, GemvIsa isa = gemv_isa());
 
+// a[i] += b[i], as ref::add (the same sums; GCC at -O2 leaves the portable
+// loop scalar).
+void add(float* a, const float* b, size_t n, GemvIsa isa = gemv_isa());
+
 namespace activation_detail {
 // The AVX-512 kernels (activation_avx512.cpp, the one file built for them).
 void rmsnorm_avx512(float* out, const float* x, const float* weight, size_t n, float eps);
 void swiglu_avx512(float* gate, const float* up, size_t n);
+void add_avx512(float* a, const float* b, size_t n);
 }  // namespace activation_detail
 
 }  // namespace pdbench

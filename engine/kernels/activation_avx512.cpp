@@ -53,4 +53,11 @@ void swiglu_avx512(float* gate, const float* up, size_t n) {
   }
 }
 
+void add_avx512(float* a, const float* b, size_t n) {
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = lanes(n, i);
+    _mm512_mask_storeu_ps(a + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i)));
+  }
+}
+
 }  // namespace pdbench::activation_detail

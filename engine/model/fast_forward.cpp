@@ -277,7 +277,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
     {
       ScopedOp op(profile, Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), n), weight_bytes({&l.wo}));
       project(g.wo, {&gv.wo.view()}, attn_.data(), n, out_.data());
-      ref::add(x_.data(), out_.data(), n * c.dim);
+      add(x_.data(), out_.data(), n * c.dim);
     }
     {
       ScopedOp op(profile, Op::FfnNorm, li);
@@ -303,7 +303,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
       for (size_t t = 1; t < n; ++t)
         std::copy_n(&gate_up_[t * 2 * c.ffn_dim], c.ffn_dim, &gate_up_[t * c.ffn_dim]);
       project(g.down, {&gv.w_down.view()}, gate_up_.data(), n, out_.data());
-      ref::add(x_.data(), out_.data(), n * c.dim);
+      add(x_.data(), out_.data(), n * c.dim);
     }
   }
 }
@@ -378,7 +378,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       gemv_parts({{g.wo.view(), act_o_, out_.data()}}, tid, nt);
 #pragma omp barrier
 #pragma omp single
-      ref::add(x_.data(), out_.data(), c.dim);
+      add(x_.data(), out_.data(), c.dim);
       clock.mark(Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), 1), weight_bytes({&l.wo}));
 #pragma omp single
       {
@@ -400,7 +400,7 @@ void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* pro
       gemv_parts({{g.w_down.view(), act_down_, out_.data()}}, tid, nt);
 #pragma omp barrier
 #pragma omp single
-      ref::add(x_.data(), out_.data(), c.dim);
+      add(x_.data(), out_.data(), c.dim);
       clock.mark(Op::FfnDown, li, gemm_flops(c.dim, c.ffn_dim, 1), weight_bytes({&l.w_down}));
     }
   }

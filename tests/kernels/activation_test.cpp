@@ -57,6 +57,19 @@ TEST(Activation, SwigluMatchesReference) {
     }
 }
 
+TEST(Activation, AddIsTheReferenceSum) {
+  for (GemvIsa isa : supported_isas())
+    for (size_t n : kWidths) {
+      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
+      auto a = random_floats(n, 1.0f, 5);
+      const auto b = random_floats(n, 1.0f, 6);
+      auto ref_a = a;
+      add(a.data(), b.data(), n, isa);
+      ref::add(ref_a.data(), b.data(), n);
+      EXPECT_EQ(a, ref_a);  // one rounding per element either way
+    }
+}
+
 // Where exp under- or overflows, silu still ends at the reference's values:
 // g for large g, -0 for very negative g, inf and NaN as they were.
 TEST(Activation, SwigluAtTheEndsOfExpsRange) {
