@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "engine/kernels/activation.h"
@@ -27,47 +28,55 @@ std::vector<float> random_floats(size_t n, float spread, uint32_t seed) {
   return x;
 }
 
-// Widths with and without a partial vector of 16 at the end.
-constexpr size_t kWidths[] = {1, 15, 16, 17, 33, 576, 2048, 8197};
+// fn(isa, n) for every supported ISA and widths with and without a partial
+// vector of 16 at the end.
+template <typename Fn>
+void for_each_isa_and_width(Fn fn) {
+  for (GemvIsa isa : supported_isas())
+    for (size_t n : {1, 15, 16, 17, 33, 576, 2048, 8197}) {
+      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
+      fn(isa, n);
+    }
+}
 
 TEST(Activation, RmsnormMatchesReference) {
-  for (GemvIsa isa : supported_isas())
-    for (size_t n : kWidths) {
-      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
-      const auto x = random_floats(n, 3.0f, 1), weight = random_floats(n, 1.0f, 2);
-      std::vector<float> fast(n), ref(n);
-      rmsnorm(fast.data(), x.data(), weight.data(), n, 1e-5f, isa);
-      ref::rmsnorm(ref.data(), x.data(), weight.data(), n, 1e-5f);
-      // Only the sum of squares is reassociated: a few ulp of each output.
-      for (size_t i = 0; i < n; ++i) EXPECT_NEAR(fast[i], ref[i], 1e-6f * std::abs(ref[i])) << i;
-    }
+  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+    const auto x = random_floats(n, 3.0f, 1), weight = random_floats(n, 1.0f, 2);
+    std::vector<float> fast(n), ref(n);
+    rmsnorm(fast.data(), x.data(), weight.data(), n, 1e-5f, isa);
+    ref::rmsnorm(ref.data(), x.data(), weight.data(), n, 1e-5f);
+    // Only the sum of squares is reassociated: a few ulp of each output.
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(fast[i], ref[i], 1e-6f * std::abs(ref[i])) << i;
+  });
+}
+
+// An in-place kernel (a = f(a, b)) and its reference on the same inputs,
+// a spread as given: {fast, reference}.
+template <typename Fast, typename Ref>
+std::pair<std::vector<float>, std::vector<float>> in_place(size_t n, float spread, Fast fast, Ref ref) {
+  auto a = random_floats(n, spread, 3);
+  const auto b = random_floats(n, 1.0f, 4);
+  auto ref_a = a;
+  fast(a.data(), b.data(), n);
+  ref(ref_a.data(), b.data(), n);
+  return {a, ref_a};
 }
 
 TEST(Activation, SwigluMatchesReference) {
-  for (GemvIsa isa : supported_isas())
-    for (size_t n : kWidths) {
-      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
-      auto gate = random_floats(n, 4.0f, 3);
-      const auto up = random_floats(n, 1.0f, 4);
-      auto ref_gate = gate;
-      swiglu(gate.data(), up.data(), n, isa);
-      ref::swiglu(ref_gate.data(), up.data(), n);
-      // exp within about 1 ulp, then the reference's divide and products.
-      for (size_t i = 0; i < n; ++i) EXPECT_NEAR(gate[i], ref_gate[i], 1e-6f * std::abs(ref_gate[i])) << i;
-    }
+  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+    const auto [fast, ref] = in_place(
+        n, 4.0f, [isa](float* gate, const float* up, size_t k) { swiglu(gate, up, k, isa); }, ref::swiglu);
+    // exp within about 1 ulp, then the reference's divide and products.
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(fast[i], ref[i], 1e-6f * std::abs(ref[i])) << i;
+  });
 }
 
 TEST(Activation, AddIsTheReferenceSum) {
-  for (GemvIsa isa : supported_isas())
-    for (size_t n : kWidths) {
-      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
-      auto a = random_floats(n, 1.0f, 5);
-      const auto b = random_floats(n, 1.0f, 6);
-      auto ref_a = a;
-      add(a.data(), b.data(), n, isa);
-      ref::add(ref_a.data(), b.data(), n);
-      EXPECT_EQ(a, ref_a);  // one rounding per element either way
-    }
+  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+    const auto [fast, ref] =
+        in_place(n, 1.0f, [isa](float* a, const float* b, size_t k) { add(a, b, k, isa); }, ref::add);
+    EXPECT_EQ(fast, ref);  // one rounding per element either way
+  });
 }
 
 // Where exp under- or overflows, silu still ends at the reference's values:
