@@ -61,7 +61,8 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
     const size_t slot = pos % bs;
     const KvBlockId block = table[pos / bs];
     return Chunk{pool.keys(block, layer, kv_head) + slot * pool.k_vector_bytes(),
-                 pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes(), std::min({bs - slot, end - pos, kChunk})};
+                 pool.values(block, layer, kv_head) + slot * pool.v_vector_bytes(),
+                 std::min({bs - slot, end - pos, kChunk})};
   };
   for (size_t kv_head = 0; kv_head < shape.n_kv_heads; ++kv_head) {
     const size_t first_head = kv_head * group;

@@ -21,7 +21,7 @@ namespace pdbench::decode_detail {
 
 namespace {
 
-using kv_avx512::lanes;
+using avx512_math::lanes;
 
 // 32-bit lanes added as f32 or as int32, for sum_halves.
 struct AddF32 {

@@ -2,23 +2,17 @@
 // AVX-512 pieces shared by the attention kernels: stored K/V elements as f32
 // lanes. Only *_kernels_avx512.cpp files include this (they alone are built
 // with the AVX-512 flags), so every copy of these inline functions the linker
-// may keep is an AVX-512 one called from AVX-512 code. exp_avx512.h brings
-// <immintrin.h> and exp.
+// may keep is an AVX-512 one called from AVX-512 code. avx512_math.h brings
+// <immintrin.h>, lane masks and exp.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "engine/attention/kv_type.h"
-#include "engine/kernels/exp_avx512.h"
+#include "engine/kernels/avx512_math.h"
 
 namespace pdbench::kv_avx512 {
-
-// Lanes of the 16 starting at element i that lie inside n elements.
-inline __mmask16 lanes(size_t n, size_t i) {
-  if (i >= n) return 0;
-  return n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
-}
 
 // Loaders of one stored K/V type. raw(vec, i, m): elements [i, i + 16) of
 // one stored vector as f32 before its scale, the lanes outside m zero.

@@ -19,7 +19,7 @@ namespace pdbench::prefill_detail {
 
 namespace {
 
-using kv_avx512::lanes;
+using avx512_math::lanes;
 
 template <typename Loader>
 void unpack(const std::byte* vectors, size_t n, size_t head_dim, float* out) {

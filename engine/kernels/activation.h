@@ -1,10 +1,10 @@
 #pragma once
 // The elementwise steps of a layer between its matrix products, RMSNorm,
-// SwiGLU and the residual add, on the kernels' ISA (gemv_isa()). The reference kernels
-// (reference.h) are the scalar versions; on AVX-512 these take 16 lanes at a
-// time, the one scalar exp per element of SwiGLU being what cost the most:
-// 50 us per 8192-wide row, 0.8 ms of a Llama-3.2-1B decode step and 3 ms of
-// a batch of 8.
+// SwiGLU and the residual add, on the kernels' ISA (gemv_isa()). The
+// reference kernels (reference.h) are the scalar versions; on AVX-512 these
+// take 16 lanes at a time, the one scalar exp per element of SwiGLU being
+// what cost the most: 50 us per 8192-wide row, 0.8 ms of a Llama-3.2-1B
+// decode step and 3 ms of a batch of 8.
 #include <cstddef>
 
 #include "engine/kernels/gemv.h"

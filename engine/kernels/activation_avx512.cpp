@@ -2,18 +2,11 @@
 // (CMakeLists.txt); like gemv_avx512.cpp it instantiates nothing that
 // portable files also instantiate.
 #include "engine/kernels/activation.h"
-#include "engine/kernels/exp_avx512.h"
+#include "engine/kernels/avx512_math.h"
 
 namespace pdbench::activation_detail {
 
-namespace {
-
-// Lanes of the 16 from element i that lie inside n.
-__mmask16 lanes(size_t n, size_t i) {
-  return n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
-}
-
-}  // namespace
+using avx512_math::lanes;
 
 void rmsnorm_avx512(float* out, const float* x, const float* weight, size_t n, float eps) {
   // Two sums: half as long a chain of dependent adds.
@@ -48,7 +41,8 @@ void swiglu_avx512(float* gate, const float* up, size_t n) {
     const __mmask16 m = lanes(n, i);
     const __m512 g = _mm512_maskz_loadu_ps(m, gate + i);
     // g * (1 / (1 + exp(-g))) * up, the reference's order of operations.
-    const __m512 sigmoid = _mm512_div_ps(one, _mm512_add_ps(one, avx512_math::exp(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+    const __m512 e = avx512_math::exp(_mm512_sub_ps(_mm512_setzero_ps(), g));
+    const __m512 sigmoid = _mm512_div_ps(one, _mm512_add_ps(one, e));
     _mm512_mask_storeu_ps(gate + i, m, _mm512_mul_ps(_mm512_mul_ps(g, sigmoid), _mm512_maskz_loadu_ps(m, up + i)));
   }
 }
@@ -56,7 +50,8 @@ void swiglu_avx512(float* gate, const float* up, size_t n) {
 void add_avx512(float* a, const float* b, size_t n) {
   for (size_t i = 0; i < n; i += 16) {
     const __mmask16 m = lanes(n, i);
-    _mm512_mask_storeu_ps(a + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i)));
+    const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i));
+    _mm512_mask_storeu_ps(a + i, m, sum);
   }
 }
 

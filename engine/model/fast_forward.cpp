@@ -244,7 +244,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t)
         rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.attn_norm.data(),
-                     c.dim, c.rms_eps);
+                c.dim, c.rms_eps);
     }
     {
       ScopedOp op(profile, Op::QkvProjection, li, gemm_flops(qkv_width, c.dim, n), weight_bytes({&l.wq, &l.wk, &l.wv}));
@@ -284,7 +284,7 @@ void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> sl
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < rows; ++t)
         rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.ffn_norm.data(),
-                     c.dim, c.rms_eps);
+                c.dim, c.rms_eps);
     }
     {
       ScopedOp op(profile, Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, n), weight_bytes({&l.w_gate, &l.w_up}));

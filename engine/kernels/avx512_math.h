@@ -1,7 +1,7 @@
 #pragma once
-// exp on 16 f32 lanes, for the files built with AVX-512 flags (only those
-// may include this: see gemv_isa.h on why inline AVX-512 code must stay in
-// them).
+// Pieces shared by the kernels built with AVX-512 flags: lane masks and exp
+// on 16 f32 lanes. Only those files may include this (see gemv_isa.h on why
+// inline AVX-512 code must stay in them).
 
 // GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own
 // _mm512_undefined_* (GCC bug 105593, fixed in 13).
@@ -11,7 +11,15 @@
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
+#include <cstddef>
+
 namespace pdbench::avx512_math {
+
+// Lanes of the 16 starting at element i that lie inside n elements.
+inline __mmask16 lanes(size_t n, size_t i) {
+  if (i >= n) return 0;
+  return n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+}
 
 // Cephes expf's range reduction and polynomial (about 1 ulp), with scalef
 // applying 2^n: 0 below the subnormals, +inf above FLT_MAX, as std::exp.
