@@ -4,26 +4,34 @@
 # Both README commands call it; it is idempotent and downloads nothing else.
 set -euo pipefail
 
+# Each package names the CMake call it satisfies (tests/setup/ checks that
+# every find_package, pkg_check_modules, find_library and find_program in
+# the CMake files is named here); scripts/check-fresh-root.sh proves the
+# list on a fresh Debian 12 root.
 packages=(
-  build-essential cmake ninja-build pkg-config git
-  libdnnl-dev               # oneDNN 2.6: prefill GEMMs
-  libgtest-dev libgmock-dev # tests
-  libbenchmark-dev          # micro-benchmarks
-  libtomlplusplus-dev       # scenario files
-  nlohmann-json3-dev        # JSON output and tokenizer.json
-  libcli11-dev              # command line
-  libpcre2-dev              # tokenizer pre-tokenizer regexes
-  libutf8proc-dev           # Unicode normalization (NFC)
-  zlib1g-dev                # tokenizer.json.gz
-  libcsv-dev                # reading CSV results back
-  libsqlite3-dev            # results history
+  build-essential           # the compilers; find_package(OpenMP): libgomp
+  cmake ninja-build git
+  pkg-config                # find_package(PkgConfig)
+  libdnnl-dev               # find_package(dnnl): oneDNN 2.6, prefill GEMMs
+  ocl-icd-opencl-dev        # find_package(OpenCL), which dnnl-config.cmake calls (only recommended by libdnnl-dev)
+  libgtest-dev libgmock-dev # find_package(GTest): tests
+  libbenchmark-dev          # find_package(benchmark): micro-benchmarks
+  libtomlplusplus-dev       # pkg_check_modules(tomlplusplus): scenario files
+  nlohmann-json3-dev        # find_package(nlohmann_json): JSON output and tokenizer.json
+  libcli11-dev              # find_package(CLI11): command line
+  libpcre2-dev              # pkg_check_modules(libpcre2-8): tokenizer pre-tokenizer regexes
+  libutf8proc-dev           # pkg_check_modules(libutf8proc): Unicode normalization (NFC)
+  zlib1g-dev                # find_package(ZLIB): tokenizer.json.gz
+  libcsv-dev                # find_library(csv): reading CSV results back
+  libsqlite3-dev            # find_package(SQLite3): results history
   chromium                  # the report's headless-browser test
   clang libclang-rt-dev     # fuzz targets: libFuzzer and the sanitizer runtimes
   llvm                      # llvm-symbolizer: fuzz findings' stack traces with lines
   libomp-dev                # OpenMP for clang (the fuzz build's libraries use it)
 )
-# Node.js draws the report's SVG charts and drives the browser test; a Node
-# installed another way (NodeSource bundles npm) is kept, not replaced.
+# Node.js (find_program(node)) draws the report's SVG charts and drives the
+# browser test; a Node installed another way (NodeSource bundles npm) is
+# kept, not replaced.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 
@@ -37,8 +45,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
+  # apt's own progress only in the log, which is shown when it fails.
+  log="$(mktemp)"
+  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup: apt-get failed (its output is above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
 fi
 
 # Vega, Vega-Lite, vega-embed (inlined into reports) and playwright-core,
