@@ -7,6 +7,7 @@
 
 #include "bench/pdbench/commands.h"
 #include "bench/pdbench/stop_signals.h"
+#include "bench/runner/version.h"
 
 int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   pdbench::cli::end_on_signals();
   CLI::App app{"pdbench: a CPU engine for llama-family models and a prefill/decode benchmark harness.\n"
                "Run 'pdbench SUBCOMMAND --help' for each subcommand's options."};
+  app.set_version_flag("-V,--version", pdbench::runner::version_line(), "Print the version, commit and oneDNN version");
   app.require_subcommand(1);
   pdbench::cli::register_generate(app);
   pdbench::cli::register_tokenize(app);

@@ -15,6 +15,7 @@
 #include "bench/runner/results.h"
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
+#include "bench/runner/version.h"
 #include "engine/util/error.h"
 #include "engine/util/utc_time.h"
 
@@ -213,7 +214,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   const std::optional<Limits> limits = cached_limits(facts);
   const std::string& first_type = weight_types.front();
   nlohmann::json meta = {
-      {"pdbench_version", PDBENCH_VERSION},
+      {"pdbench_version", pdbench_version()},
       {"command_line", options.command_line},
       {"scenario", {{"name", scenario.name}, {"path", scenario.path}, {"sha256", scenario_hash}, {"text", scenario.text}}},
       {"model", model_json(scenario, first_type, file_of.at(first_type), models.at(file_of.at(first_type)).engine)},

@@ -175,5 +175,15 @@ TEST(Cli, HelpTeachesEachSubcommand) {
   }
 }
 
+TEST(Cli, VersionNamesTheReleaseCommitAndOneDnn) {
+  for (const char* flag : {"--version", "-V"}) {
+    const CommandResult r = pdbench(flag);
+    EXPECT_EQ(r.exit_code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.out.rfind("pdbench ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(", oneDNN "), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace pdbench
