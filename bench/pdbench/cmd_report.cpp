@@ -19,6 +19,7 @@ struct ReportArgs {
   std::string db;
   std::vector<std::string> metrics;
   std::string scenario;
+  bool summary = false;
 };
 
 void print_files(const report::ReportFiles& files, const std::string& source) {
@@ -43,11 +44,14 @@ void register_report(CLI::App& app) {
       cmd->add_option("results", a->folders.results, "Results folders written by 'pdbench run'")->check(CLI::ExistingDirectory);
   cmd->add_option("-o,--output", a->folders.html, "HTML file to write, e.g. reports/NAME.html (--history: history.html)");
   cmd->add_option("--md", a->folders.markdown, "Also write Markdown here, with the charts as SVG files next to it");
+  CLI::Option* summary = cmd->add_flag("--summary", a->summary,
+                "Also print the summary (what bounds each phase, the cases table) as Markdown on stdout");
   CLI::Option* db = cmd->add_option("--db", a->db, "Results history (SQLite) to draw, with --history");
   CLI::Option* history =
       cmd->add_flag("--history", a->history, "Chart metrics over the runs stored in --db, in stored order")->needs(db);
   db->needs(history);
   history->excludes(results);
+  history->excludes(summary);
   cmd->add_option("--metric", a->metrics, "summary.csv columns to chart (default: ttft_median_ms, prefill_median_tok_s, "
                                           "decode_median_tok_s)")
       ->delimiter(',')
@@ -63,8 +67,10 @@ void register_report(CLI::App& app) {
     }
     if (a->folders.results.empty()) throw Error("report: name results folders, or --db FILE --history");
     if (a->folders.html.empty()) throw Error("report: -o FILE.html is required");
-    print_files(report::write_report(a->folders), std::to_string(a->folders.results.size()) + " results folder" +
-                                                      (a->folders.results.size() == 1 ? "" : "s"));
+    const report::ReportFiles files = report::write_report(a->folders);
+    print_files(files, std::to_string(a->folders.results.size()) + " results folder" +
+                           (a->folders.results.size() == 1 ? "" : "s"));
+    if (a->summary) std::fputs(files.summary.c_str(), stdout);
   });
 }
 

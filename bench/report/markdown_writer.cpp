@@ -30,9 +30,8 @@ std::string table_md(const TextTable& t) {
 
 std::string image_name(const std::string& image_prefix, const Chart& chart) { return image_prefix + "-" + chart.id + ".svg"; }
 
-std::string render_markdown(const std::vector<RunData>& runs, const std::vector<Chart>& charts,
-                            const std::vector<Insight>& insights, const std::string& image_prefix) {
-  std::string md = "# pdbench report\n\n";
+std::string render_summary_markdown(const std::vector<RunData>& runs, const std::vector<Insight>& insights) {
+  std::string md;
   for (const auto& run : runs) md += "- " + run_line(run) + "\n";
   md += "\n## What bounds each phase\n";
   std::string phase;
@@ -42,6 +41,12 @@ std::string render_markdown(const std::vector<RunData>& runs, const std::vector<
   }
   md += "\n## Cases\n";
   for (const auto& run : runs) md += (runs.size() > 1 ? "\n### " + run.label + "\n" : "") + "\n" + table_md(key_table(run));
+  return md;
+}
+
+std::string render_markdown(const std::vector<RunData>& runs, const std::vector<Chart>& charts,
+                            const std::vector<Insight>& insights, const std::string& image_prefix) {
+  std::string md = "# pdbench report\n\n" + render_summary_markdown(runs, insights);
   md += "\n## Charts\n";
   for (const auto& c : charts) {
     md += "\n### " + c.title + "\n\n" + c.caption + "\n\n";

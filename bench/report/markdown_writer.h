@@ -11,6 +11,10 @@
 
 namespace pdbench::report {
 
+// The runs, the sentences and the key table per run: the report's top, and
+// what `pdbench report --summary` prints.
+std::string render_summary_markdown(const std::vector<RunData>& runs, const std::vector<Insight>& insights);
+
 // `image_name(chart)` is the SVG file name the Markdown links to.
 std::string render_markdown(const std::vector<RunData>& runs, const std::vector<Chart>& charts,
                             const std::vector<Insight>& insights, const std::string& image_prefix);

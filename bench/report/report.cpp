@@ -57,8 +57,11 @@ ReportFiles write_report(const ReportOptions& options) {
   const std::vector<RunData> runs = read_runs(options.results);
   const std::vector<Chart> charts = build_charts(runs);
   const std::vector<Insight> sentences = insights(runs);
-  return write_files(options.html, render_html(runs, charts, sentences), options.markdown, charts,
-                     [&](const std::string& prefix) { return render_markdown(runs, charts, sentences, prefix); });
+  ReportFiles files =
+      write_files(options.html, render_html(runs, charts, sentences), options.markdown, charts,
+                  [&](const std::string& prefix) { return render_markdown(runs, charts, sentences, prefix); });
+  files.summary = render_summary_markdown(runs, sentences);
+  return files;
 }
 
 ReportFiles write_history_report(const HistoryOptions& options) {

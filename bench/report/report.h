@@ -26,6 +26,7 @@ struct ReportFiles {
   std::vector<std::string> written;
   size_t charts = 0;
   size_t skipped = 0;  // charts without data, explained in the report
+  std::string summary;  // write_report: the Markdown summary (render_summary_markdown)
 };
 
 ReportFiles write_report(const ReportOptions& options);

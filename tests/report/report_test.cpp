@@ -173,6 +173,16 @@ TEST(Report, MarkdownHasTablesSentencesAndSvgCharts) {
   fs::remove_all(dir);
 }
 
+TEST(Report, SummaryIsTheMarkdownTopWithoutCharts) {
+  const std::string dir = test::temp_dir("report-summary");
+  const ReportFiles files = write_report({{fixture("a")}, dir + "/a.html", ""});
+  EXPECT_NE(files.summary.find("## What bounds each phase"), std::string::npos);
+  EXPECT_NE(files.summary.find("p64_n32_d0_t1_greedy | 4.22 |"), std::string::npos) << files.summary;
+  EXPECT_EQ(files.summary.find("## Charts"), std::string::npos);
+  EXPECT_EQ(files.summary.find("<svg"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(Report, MissingFolderOrFileIsNamed) {
   try {
     write_report({{"/nonexistent/results"}, "/tmp/never.html", ""});
