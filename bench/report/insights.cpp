@@ -127,9 +127,14 @@ std::string bound_clause(const RunData& run, const Case& c, const PhaseTotals& t
   const std::string fits = cached ? "its " + readable_bytes(weights) + " of weights fit in the " +
                                         readable_bytes(cache->first) + " " + cache->second + " cache"
                                   : "";
+  if (bw_frac > 1 && cached)
+    return s + "more than memory delivers, so it reads from the caches (" + fits +
+           "); cache-resident, and bound by per-operator overheads rather than DRAM";
+  // Weights larger than any cache (or caches unknown) read above the
+  // measured bandwidth: still memory-bound; the roof is what under-reads.
   if (bw_frac > 1)
-    return s + "more than memory delivers, so it reads from the caches" + (cached ? " (" + fits + ")" : "") +
-           "; cache-resident, and bound by per-operator overheads rather than DRAM";
+    return s + "memory-bound, above the measured bandwidth (part of what it reads stays in the caches between "
+               "steps, or the bandwidth test under-reads this machine)";
   if (bw_frac >= kBoundFraction) return s + "memory-bound";
   if (flop_frac >= kBoundFraction) return s + "compute-bound";
   if (cached) return s + "overhead-bound at this model size (" + fits + ", so fixed per-operator costs set the pace)";
@@ -244,6 +249,57 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
   out.push_back({"Decode", run.label, growth + "."});
 }
 
+// The first case equal to `like` on every axis but those named, for which
+// `accept` holds.
+template <class Accept>
+const Case* twin(const std::vector<Case>& cases, const Case& like, const std::vector<std::string>& except,
+                 Accept accept) {
+  for (const auto& c : cases)
+    if (same_except(c, like, except) && accept(c)) return &c;
+  return nullptr;
+}
+
+// Aggregate decode throughput at the largest batch against batch 1 with
+// the same other settings: a step reads the weights once for every sequence.
+void batch_sentence(const RunData& run, const std::vector<Case>& cases, std::vector<Insight>& out) {
+  const Case* widest = pick(cases, [&](const Case& a, const Case& b) { return axis(a, "batch") > axis(b, "batch"); });
+  if (widest == nullptr || axis(*widest, "batch") < 2) return;
+  const Case* one = twin(cases, *widest, {"batch"}, [](const Case& c) { return axis(c, "batch") == 1; });
+  if (one == nullptr) return;
+  const double single = metric(run, *one, "decode_aggregate_median_tok_s");
+  const double batched = metric(run, *widest, "decode_aggregate_median_tok_s");
+  if (!(single > 0) || !(batched > 0)) return;
+  out.push_back({"Decode", run.label,
+                 "Batching " + count(axis(*widest, "batch")) + " sequences decodes " + readable(batched) +
+                     " tokens/s in all against " + readable(single) + " for one (" + readable(batched / single) +
+                     "x): each step reads the weights once for every sequence in it, so a memory-bound step "
+                     "grows less than the batch."});
+}
+
+std::string kv_types(const Case& c) {
+  return c.settings.value("kv_type_k", std::string("f32")) + "/" + c.settings.value("kv_type_v", std::string("f32"));
+}
+
+// Decode at the deepest context, each KV cache type against f32 K and V:
+// attention reads every cached position, at the type's bytes.
+void kv_type_sentence(const RunData& run, const std::vector<Case>& cases, std::vector<Insight>& out) {
+  const Case* deepest =
+      pick(cases, [&](const Case& a, const Case& b) { return axis(a, "context_depth") > axis(b, "context_depth"); });
+  if (deepest == nullptr || !(axis(*deepest, "context_depth") > 0)) return;
+  const std::vector<std::string> kv_axes = {"kv_type_k", "kv_type_v"};
+  const Case* f32 = twin(cases, *deepest, kv_axes, [](const Case& c) { return kv_types(c) == "f32/f32"; });
+  if (f32 == nullptr || !(metric(run, *f32, "tpot_median_ms") > 0)) return;
+  std::string others;
+  for (const auto& c : cases)
+    if (&c != f32 && same_except(c, *deepest, kv_axes) && metric(run, c, "tpot_median_ms") > 0)
+      others += ", " + readable(metric(run, c, "tpot_median_ms")) + " ms with " + kv_types(c);
+  if (others.empty()) return;
+  out.push_back({"Decode", run.label,
+                 "At depth " + count(axis(*deepest, "context_depth")) + " a decode step takes " +
+                     readable(metric(run, *f32, "tpot_median_ms")) + " ms with an f32/f32 KV cache (K/V)" + others +
+                     ": attention reads every cached position, in fewer bytes with the smaller types."});
+}
+
 void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::vector<Insight>& out) {
   // Thread scaling: every case against its one-thread twin.
   std::vector<double> prefill_ratio, decode_ratio;
@@ -325,6 +381,8 @@ std::vector<Insight> insights(const std::vector<RunData>& runs) {
     const auto ops = op_medians(run.ops);
     prefill_sentences(run, cases, ops, out);
     decode_sentences(run, cases, ops, out);
+    kv_type_sentence(run, cases, out);
+    batch_sentence(run, cases, out);
     overall_sentences(run, cases, out);
   }
   for (size_t i = 1; i < runs.size(); ++i) comparison_sentence(runs.front(), runs[i], out);
