@@ -1,17 +1,16 @@
 #include "bench/runner/runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "bench/runner/measure.h"
 #include "bench/runner/models.h"
+#include "bench/runner/progress.h"
 #include "bench/runner/results.h"
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
@@ -32,12 +31,8 @@ struct LoadedModel {
   std::unique_ptr<PromptMaker> prompts;
 };
 
-// One Generator per model file, distinct KV setting and context depth: cases
-// that share one reuse its cache (allocated and first touched before any
-// timing) and its context snapshot, so a depth is filled once, not once per
-// repetition.
-std::shared_ptr<Generator> generator_for(const std::string& model_file, const Engine& engine, const Case& c,
-                                         size_t capacity, std::map<std::string, std::shared_ptr<Generator>>& made) {
+// The engine options a case asks for, with KV room for `capacity` tokens.
+GeneratorOptions generator_options(const Case& c, size_t capacity) {
   GeneratorOptions o;
   o.context = capacity;
   o.k_type = parse_kv_type(c.kv_type_k);
@@ -45,6 +40,16 @@ std::shared_ptr<Generator> generator_for(const std::string& model_file, const En
   if (c.kv_block > 0) o.block_tokens = c.kv_block;
   o.kv_cache = c.kv_cache == "on";
   o.prefix_sharing = c.prefix_sharing == "on";
+  return o;
+}
+
+// One Generator per model file, distinct KV setting and context depth: cases
+// that share one reuse its cache (allocated and first touched before any
+// timing) and its context snapshot, so a depth is filled once, not once per
+// repetition.
+std::shared_ptr<Generator> generator_for(const std::string& model_file, const Engine& engine, const Case& c,
+                                         size_t capacity, std::map<std::string, std::shared_ptr<Generator>>& made) {
+  const GeneratorOptions o = generator_options(c, capacity);
   // A sharing case has its own: the prefix it reuses is its previous run's.
   const std::string key = model_file + "/" + c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(o.block_tokens) + "/" +
                           std::to_string(capacity) + "/" + c.kv_cache + "/" + std::to_string(c.context_depth) +
@@ -62,11 +67,14 @@ GemmPrecision weights_precision(const Model& model) {
   return gemm_precision(qkv);
 }
 
+// The facts of one weight type's model; `sha_of` holds each file's hash,
+// so a file several weight types share is read once.
 nlohmann::json model_json(const Scenario& s, const std::string& weight_type, const std::string& file,
-                          const Engine& engine) {
+                          const Engine& engine, std::map<std::string, std::string>& sha_of) {
   const ModelConfig& config = engine.model().config();
+  if (!sha_of.contains(file)) sha_of[file] = sha256_file(file);
   nlohmann::json j = {{"path", file},
-                      {"sha256", sha256_file(file)},
+                      {"sha256", sha_of.at(file)},
                       {"file_bytes", fs::file_size(file)},
                       {"weights_bytes", engine.model().weight_bytes()},
                       {"gemm_precision", precision_name(weights_precision(engine.model()))},
@@ -89,183 +97,166 @@ bool complete_case(const Table& samples, const std::string& case_id, size_t repe
   return true;
 }
 
-std::string format_duration(double seconds) {
-  const auto s = static_cast<long>(seconds + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  return buf;
-}
+bool stop_requested(const RunOptions& options) { return options.stop != nullptr && options.stop->load() != 0; }
 
-// Progress on stderr: a bar redrawn in place on a terminal, one line per run otherwise.
-class Progress {
- public:
-  Progress(std::FILE* out, size_t total) : out_(out), tty_(out && isatty(fileno(out))), total_(total) {}
-
-  void note(const std::string& line) {
-    if (!out_) return;
-    std::fprintf(out_, "%s%s\n", tty_ ? "\r\033[K" : "", line.c_str());
-    std::fflush(out_);
-  }
-
-  void run_done(const std::string& what) {
-    ++done_;
-    if (!out_) return;
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
-    if (tty_) {
-      constexpr size_t kWidth = 30;
-      const size_t filled = total_ ? kWidth * done_ / total_ : kWidth;
-      std::fprintf(out_, "\r\033[K[%s%s] %zu/%zu ETA %s  %s", std::string(filled, '#').c_str(),
-                   std::string(kWidth - filled, '.').c_str(), done_, total_, format_duration(eta).c_str(),
-                   what.c_str());
-      if (done_ == total_) std::fputc('\n', out_);
-    } else {
-      std::fprintf(out_, "[%zu/%zu] %s, ETA %s\n", done_, total_, what.c_str(), format_duration(eta).c_str());
-    }
-    std::fflush(out_);
-  }
-
- private:
-  std::FILE* out_;
-  bool tty_;
-  size_t total_;
-  size_t done_ = 0;
-  Clock::time_point start_ = Clock::now();
+// What a run starts from: this shard's cases, and what its folder already
+// holds when it resumes.
+struct RunPlan {
+  std::vector<Case> cases;
+  fs::path dir;
+  std::string scenario_hash;
+  Results results = empty_results();
+  nlohmann::json previous;  // the meta.json of the run being resumed, or null
 };
 
-}  // namespace
-
-std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
-
-RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
+RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   require_supported(scenario);
-  const std::vector<Case> cases = select_shard(expand(scenario), options.shard);
-  const fs::path dir = options.out_dir;
-  fs::create_directories(dir);
-  remove_stale_temporaries(dir.string());
-  const std::string scenario_hash = sha256_hex(scenario.text);
-  const fs::path meta_path = dir / "meta.json";
+  RunPlan plan;
+  plan.cases = select_shard(expand(scenario), options.shard);
+  plan.dir = options.out_dir;
+  plan.scenario_hash = sha256_hex(scenario.text);
+  fs::create_directories(plan.dir);
+  remove_stale_temporaries(plan.dir.string());
+  const fs::path meta_path = plan.dir / "meta.json";
+  if (!fs::exists(plan.dir / "samples.csv") && !fs::exists(meta_path)) return plan;
+  if (!options.resume)
+    throw Error(plan.dir.string() + ": already holds results; pass --resume to continue them or choose another -o");
+  std::ifstream in(meta_path);
+  plan.previous = nlohmann::json::parse(in, nullptr, false);
+  if (plan.previous.is_discarded() ||
+      plan.previous.value("/scenario/sha256"_json_pointer, std::string()) != plan.scenario_hash)
+    throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
+  plan.results = load_results(plan.dir.string());
+  return plan;
+}
 
-  Results results = empty_results();
-  nlohmann::json previous;  // the meta.json of the run being resumed
-  if (fs::exists(dir / "samples.csv") || fs::exists(meta_path)) {
-    if (!options.resume)
-      throw Error(dir.string() + ": already holds results; pass --resume to continue them or choose another -o");
-    std::ifstream in(meta_path);
-    previous = nlohmann::json::parse(in, nullptr, false);
-    if (previous.is_discarded() || previous.value("/scenario/sha256"_json_pointer, std::string()) != scenario_hash)
-      throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
-    results = load_results(dir.string());
-  }
-
-  // Every weight_type's model, loaded before any timing (a synthetic one is
-  // generated on first use); in every shard, so shards describe the same models.
-  std::vector<std::string> weight_types;  // in order of first appearance
-  for (const SweepAxes* axes : scenario.sweeps())
-    for (const std::string& w : axes->weight_type.values)
-      if (std::find(weight_types.begin(), weight_types.end(), w) == weight_types.end()) weight_types.push_back(w);
+// Every weight_type's model, loaded before any timing (a synthetic one is
+// generated on first use), in every shard, so shards describe the same
+// models; and each case ready to run on its model.
+struct PreparedRun {
+  std::vector<std::string> weight_types;      // in order of first appearance
   std::map<std::string, std::string> file_of;  // weight_type -> model file
   std::map<std::string, LoadedModel> models;   // by file; nodes stay put, Generators refer to them
-  for (const std::string& w : weight_types) {
+  std::map<std::string, std::shared_ptr<Generator>> generators;
+  std::vector<PreparedCase> cases;
+  std::vector<const Engine*> engine_of;  // per prepared case
+};
+
+void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress_out) {
+  for (const SweepAxes* axes : scenario.sweeps())
+    for (const std::string& w : axes->weight_type.values)
+      if (std::find(run.weight_types.begin(), run.weight_types.end(), w) == run.weight_types.end())
+        run.weight_types.push_back(w);
+  for (const std::string& w : run.weight_types) {
     const std::string file = model_file_for(scenario, w, progress_out);
-    file_of[w] = file;
-    if (models.contains(file)) continue;
-    LoadedModel& m = models.emplace(file, LoadedModel{Engine::load(file, scenario.tokenizer), nullptr}).first->second;
+    run.file_of[w] = file;
+    if (run.models.contains(file)) continue;
+    LoadedModel& m = run.models.emplace(file, LoadedModel{Engine::load(file, scenario.tokenizer), nullptr}).first->second;
     m.prompts = std::make_unique<PromptMaker>(scenario, m.engine.tokenizer(), bundled_corpus());
   }
-  std::vector<PreparedCase> prepared;
-  std::vector<const Engine*> engine_of;  // per prepared case
-  std::map<std::string, std::shared_ptr<Generator>> generators;
-  // Without kv_capacity, the cache holds what the longest case needs (a
-  // model's trained context can be far more memory than any case uses).
+}
+
+// Without kv_capacity, the cache holds what the longest case needs (a
+// model's trained context can be far more memory than any case uses).
+PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, const Case& c, size_t longest,
+                          PreparedRun& run) {
+  const std::string& file = run.file_of.at(c.weight_type);
+  const LoadedModel& m = run.models.at(file);
+  PreparedCase p{c, {}, m.prompts->context(c.context_depth), scenario.strategies.at(c.sampling),
+                 c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
+                 nullptr, nullptr, options.stop, options.decode_delay_us};
+  const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
+  if (needed > p.capacity)
+    throw Error((c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path) + ": case " +
+                c.id + ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
+                " exceeds the KV capacity of " + std::to_string(p.capacity) + " tokens");
+  if (c.shared_prefix_tokens == 0) {
+    p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
+  } else {
+    const RunNumbers numbers{scenario.warmup_max};
+    for (size_t r = 0; r < numbers.count(scenario.repetitions); ++r)
+      p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, r));
+  }
+  p.generator = generator_for(file, m.engine, c, p.capacity, run.generators);
+  // A batch's options.context is one sequence's.
+  if (c.batch > 1)
+    p.batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, c.prompt_tokens + c.output_tokens),
+                                                 c.batch);
+  return p;
+}
+
+PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, const std::vector<Case>& cases,
+                        std::FILE* progress_out) {
+  PreparedRun run;
+  load_models(scenario, run, progress_out);
   size_t longest = 0;
   for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
-  const RunNumbers numbers{scenario.warmup_max};
   for (const Case& c : cases) {
-    const std::string& file = file_of.at(c.weight_type);
-    const LoadedModel& m = models.at(file);
-    PreparedCase p{c, {}, m.prompts->context(c.context_depth), scenario.strategies.at(c.sampling),
-                   c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
-                   nullptr, nullptr, options.stop, options.decode_delay_us};
-    if (c.shared_prefix_tokens == 0)
-      p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
-    else
-      for (size_t run = 0; run < numbers.count(scenario.repetitions); ++run)
-        p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, run));
-    p.generator = generator_for(file, m.engine, c, p.capacity, generators);
-    if (c.batch > 1) {
-      GeneratorOptions o;
-      o.context = c.prompt_tokens + c.output_tokens;
-      o.k_type = parse_kv_type(c.kv_type_k);
-      o.v_type = parse_kv_type(c.kv_type_v);
-      if (c.kv_block > 0) o.block_tokens = c.kv_block;
-      p.batcher = std::make_shared<BatchGenerator>(m.engine, o, c.batch);
-    }
-    const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
-    if (needed > p.capacity)
-      throw Error((c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path) +
-                  ": case " + c.id + ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
-                  " exceeds the KV capacity of " + std::to_string(p.capacity) + " tokens");
-    prepared.push_back(std::move(p));
-    engine_of.push_back(&m.engine);
+    run.cases.push_back(prepare_case(scenario, options, c, longest, run));
+    run.engine_of.push_back(&run.models.at(run.file_of.at(c.weight_type)).engine);
   }
+  return run;
+}
 
-  const nlohmann::json facts = system_facts();
-  const std::optional<Limits> limits = cached_limits(facts);
-  const std::string& first_type = weight_types.front();
+// meta.json as the run starts (docs/RESULTS.md); finished_at stays null
+// until every case has every repetition.
+nlohmann::json run_meta(const Scenario& scenario, const RunOptions& options, const RunPlan& plan,
+                        const PreparedRun& run, const nlohmann::json& fingerprint_json) {
+  std::map<std::string, nlohmann::json> model_of;  // weight_type -> its model's facts, each file hashed once
+  std::map<std::string, std::string> sha_of;
+  for (const auto& [w, file] : run.file_of) model_of[w] = model_json(scenario, w, file, run.models.at(file).engine, sha_of);
   nlohmann::json meta = {
       {"pdbench_version", pdbench_version()},
       {"command_line", options.command_line},
-      {"scenario", {{"name", scenario.name}, {"path", scenario.path}, {"sha256", scenario_hash}, {"text", scenario.text}}},
-      {"model", model_json(scenario, first_type, file_of.at(first_type), models.at(file_of.at(first_type)).engine)},
+      {"scenario",
+       {{"name", scenario.name}, {"path", scenario.path}, {"sha256", plan.scenario_hash}, {"text", scenario.text}}},
+      {"model", model_of.at(run.weight_types.front())},
       {"shard", std::to_string(options.shard.k) + "/" + std::to_string(options.shard.n)},
-      {"cases", cases.size()},
+      {"cases", plan.cases.size()},
       {"repetitions", scenario.repetitions},
       {"started_at", utc_now()},
       {"finished_at", nullptr},
-      {"fingerprint", fingerprint(facts, limits)},
+      {"fingerprint", fingerprint_json},
   };
-  if (weight_types.size() > 1) {
-    meta["models"] = nlohmann::json::object();
-    for (const auto& [w, file] : file_of) meta["models"][w] = model_json(scenario, w, file, models.at(file).engine);
-  }
+  if (run.weight_types.size() > 1) meta["models"] = model_of;
   if (!scenario.trace.empty())
     meta["trace"] = {{"path", scenario.trace},
                      {"sha256", sha256_file(scenario.trace)},
                      {"rows", scenario.trace_rows.rows.size()},
                      {"arrival_column", scenario.trace_rows.arrival_column}};
-  if (previous.contains("started_at")) {
-    meta["started_at"] = previous["started_at"];
+  if (plan.previous.contains("started_at")) {
+    meta["started_at"] = plan.previous["started_at"];
     meta["resumed_at"] = utc_now();
   }
-  RssHighWater rss;
-  meta["rss_high_water_reset"] = rss.resettable();
-  const auto write_meta = [&] { write_file_atomic(meta_path.string(), meta.dump(2) + "\n"); };
-  write_meta();
+  return meta;
+}
 
-  RunReport report;
-  report.cases = cases.size();
-  std::vector<std::vector<size_t>> pending(prepared.size());  // reps still to run, per case
-  size_t total = 0;
-  for (size_t i = 0; i < prepared.size(); ++i)
-    for (size_t rep = 0; rep < scenario.repetitions; ++rep) {
-      if (has_sample(results.samples, prepared[i].spec.id, rep)) {
+// The repetitions still to run, per case: a resumed folder has some.
+std::vector<std::vector<size_t>> pending_reps(const RunPlan& plan, const PreparedRun& run, size_t repetitions,
+                                              RunReport& report) {
+  std::vector<std::vector<size_t>> pending(run.cases.size());
+  for (size_t i = 0; i < run.cases.size(); ++i)
+    for (size_t rep = 0; rep < repetitions; ++rep) {
+      if (has_sample(plan.results.samples, run.cases[i].spec.id, rep))
         ++report.runs_reused;
-      } else {
+      else
         pending[i].push_back(rep);
-        ++total;
-      }
     }
-  const size_t budget = options.max_runs > 0 ? std::min(options.max_runs, total) : total;
-  Progress progress(progress_out, budget);
-  if (report.runs_reused > 0)
-    progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + dir.string());
+  return pending;
+}
 
-  // A stop request ends the session between runs, or abandons the run in
-  // progress (RunInterrupted): only finished runs reach the files.
-  const auto stopped = [&] { return options.stop != nullptr && options.stop->load() != 0; };
-  std::vector<WarmUp> warmups(prepared.size());
-  std::vector<MemoryPeaks> memory(prepared.size());
+// Warm-up and the memory probe for every case with runs to do, then the
+// repetitions round-robin over the cases (machine drift spreads over all of
+// them), results rewritten as they come. A stop request ends the session
+// between runs, or abandons the run in progress (RunInterrupted): only
+// finished runs reach the files.
+void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan, PreparedRun& run,
+             const std::vector<std::vector<size_t>>& pending, size_t budget, const std::optional<Limits>& limits,
+             RssHighWater& rss, Progress& progress, RunReport& report) {
+  const auto stopped = [&] { return stop_requested(options); };
+  const RunNumbers numbers{scenario.warmup_max};
+  std::vector<WarmUp> warmups(run.cases.size());
+  std::vector<MemoryPeaks> memory(run.cases.size());
   RunContext context{0, GemmPrecision::F32, 0, {}, limits};
   // Each flush fsyncs four files, which can cost more than a small run: flush
   // at most every kFlushSeconds and whenever a case completes, so an
@@ -273,46 +264,73 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   constexpr double kFlushSeconds = 2.0;
   auto last_flush = Clock::now();
   try {
-    for (size_t i = 0; i < prepared.size() && !stopped(); ++i) {
+    for (size_t i = 0; i < run.cases.size() && !stopped(); ++i) {
       if (pending[i].empty()) continue;
-      warmups[i] = warm_up(prepared[i], scenario.warmup_max, scenario.warmup_window,
-                           scenario.warmup_tolerance_pct);
-      memory[i] = probe_memory(prepared[i], rss, numbers.probe());
-      progress.note("warm-up " + prepared[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
+      warmups[i] = warm_up(run.cases[i], scenario.warmup_max, scenario.warmup_window, scenario.warmup_tolerance_pct);
+      memory[i] = probe_memory(run.cases[i], rss, numbers.probe());
+      progress.note("warm-up " + run.cases[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
                     (warmups[i].stable ? "stable" : "not stable"));
     }
     for (size_t round = 0; round < scenario.repetitions && report.runs < budget && !stopped(); ++round)
-      for (size_t i = 0; i < prepared.size() && report.runs < budget && !stopped(); ++i) {
+      for (size_t i = 0; i < run.cases.size() && report.runs < budget && !stopped(); ++i) {
         if (round >= pending[i].size()) continue;
         const size_t rep = pending[i][round];
-        const RunResult run = run_once(prepared[i], numbers.repetition(rep));
-        context.weights_bytes = engine_of[i]->model().weight_bytes();
-        context.weights_precision = weights_precision(engine_of[i]->model());
+        const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
+        context.weights_bytes = run.engine_of[i]->model().weight_bytes();
+        context.weights_precision = weights_precision(run.engine_of[i]->model());
         context.peak_rss_kib = rss.process_peak_kib();
         context.memory = memory[i];
-        append_run(results, prepared[i], rep, warmups[i], run, context);
+        append_run(plan.results, run.cases[i], rep, warmups[i], result, context);
         ++report.runs;
         const bool case_done = rep + 1 == scenario.repetitions || report.runs == budget;
         if (case_done || std::chrono::duration<double>(Clock::now() - last_flush).count() >= kFlushSeconds) {
-          write_results(dir.string(), results);
+          write_results(plan.dir.string(), plan.results);
           last_flush = Clock::now();
         }
         char what[160];
-        std::snprintf(what, sizeof what, "%s rep %zu/%zu: TTFT %.3f ms, E2E %.3f ms", prepared[i].spec.id.c_str(),
-                      rep + 1, scenario.repetitions, run.timings.ttft_ms, run.timings.e2e_ms);
+        std::snprintf(what, sizeof what, "%s rep %zu/%zu: TTFT %.3f ms, E2E %.3f ms", run.cases[i].spec.id.c_str(),
+                      rep + 1, scenario.repetitions, result.timings.ttft_ms, result.timings.e2e_ms);
         progress.run_done(what);
       }
   } catch (const RunInterrupted&) {
     // Abandoned mid-run: nothing of that run was appended.
   }
-  write_results(dir.string(), results);
+}
+
+}  // namespace
+
+std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
+  RunPlan plan = plan_run(scenario, options);
+  PreparedRun run = prepare_run(scenario, options, plan.cases, progress_out);
+
+  const nlohmann::json facts = system_facts();
+  const std::optional<Limits> limits = cached_limits(facts);
+  nlohmann::json meta = run_meta(scenario, options, plan, run, fingerprint(facts, limits));
+  RssHighWater rss;
+  meta["rss_high_water_reset"] = rss.resettable();
+  const std::string meta_path = (plan.dir / "meta.json").string();
+  write_file_atomic(meta_path, meta.dump(2) + "\n");
+
+  RunReport report;
+  report.cases = plan.cases.size();
+  const auto pending = pending_reps(plan, run, scenario.repetitions, report);
+  const size_t total = plan.cases.size() * scenario.repetitions - report.runs_reused;
+  const size_t budget = options.max_runs > 0 ? std::min(options.max_runs, total) : total;
+  Progress progress(progress_out, budget);
+  if (report.runs_reused > 0)
+    progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + plan.dir.string());
+  measure(scenario, options, plan, run, pending, budget, limits, rss, progress, report);
+
+  write_results(plan.dir.string(), plan.results);
   report.complete = report.runs == total;
-  report.stopped_by = report.complete || !stopped() ? 0 : options.stop->load();
-  for (const PreparedCase& p : prepared)
-    report.cases_complete += complete_case(results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
+  report.stopped_by = report.complete || !stop_requested(options) ? 0 : options.stop->load();
+  for (const PreparedCase& p : run.cases)
+    report.cases_complete += complete_case(plan.results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
   if (report.complete) meta["finished_at"] = utc_now();
-  write_meta();
-  report.summary = summary_table(results.samples, results.steps);
+  write_file_atomic(meta_path, meta.dump(2) + "\n");
+  report.summary = summary_table(plan.results.samples, plan.results.steps);
   return report;
 }
 

@@ -337,6 +337,11 @@ void require_supported(const Scenario& s) {
           unsupported(axes->batch.line, "batch", std::to_string(v),
                       "a batch starts every sequence at depth 0; context_depth " + std::to_string(depth) +
                           " runs at batch 1");
+    for (size_t v : axes->batch.values)
+      for (const auto& cache : axes->kv_cache.values)
+        if (v != 1 && cache != "on")
+          unsupported(axes->batch.line, "batch", std::to_string(v),
+                      "continuous batching keeps every sequence's K/V; kv_cache \"off\" runs at batch 1");
     for (const auto& v : axes->weight_type.values)
       if (v != "file" && s.model_like.empty())
         unsupported(axes->weight_type.line, "weight_type", "\"" + v + "\"",

@@ -82,6 +82,10 @@ TEST(Scenario, UnsupportedAxisValuesParseButDoNotRun) {
             "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (a batch starts every sequence at depth 0; "
             "context_depth 64 runs at batch 1)");
   EXPECT_EQ(error_of(kModel + "[sweep]\nbatch = [1, 4]\n", true), "");
+  // BatchGenerator always keeps K/V: a batch with the cache off would run it on.
+  EXPECT_EQ(error_of(kModel + "[sweep]\nbatch = [1, 4]\nkv_cache = [\"on\", \"off\"]\n", true),
+            "scenarios/x.toml:4: key 'batch' = 4 is not supported yet (continuous batching keeps every sequence's "
+            "K/V; kv_cache \"off\" runs at batch 1)");
   EXPECT_EQ(error_of(kModel + "[sweep]\nkv_type_v = \"q8_0\"\nkv_block = 32\nkv_cache = [\"on\", \"off\"]\n", true), "");
   // A model file runs its weights as stored; only a synthetic model has other weight types.
   EXPECT_NE(error_of(kModel + "[sweep]\nweight_type = [\"file\", \"q8_0\"]\n", true)
