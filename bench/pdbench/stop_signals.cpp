@@ -5,7 +5,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "engine/format/atomic_file.h"
+#include "engine/util/atomic_file.h"
 
 namespace pdbench::cli {
 

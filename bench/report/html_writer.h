@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bench/report/chart_specs.h"
-#include "bench/report/history.h"
+#include "bench/report/history_report.h"
 #include "bench/report/insights.h"
 #include "bench/report/results_reader.h"
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "bench/report/chart_specs.h"
-#include "bench/report/history.h"
+#include "bench/report/history_report.h"
 #include "bench/report/html_writer.h"
 #include "bench/report/insights.h"
 #include "bench/report/markdown_writer.h"

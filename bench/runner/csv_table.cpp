@@ -6,7 +6,7 @@
 #include <fstream>
 #include <span>
 
-#include "engine/format/atomic_file.h"
+#include "engine/util/atomic_file.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <variant>
 
-#include "engine/format/atomic_file.h"
+#include "engine/util/atomic_file.h"
 #include "engine/format/checked_math.h"
 #include "engine/util/error.h"
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "bench/report/history.h"
+#include "bench/report/history_report.h"
 #include "bench/report/report.h"
 #include "bench/resultsdb/history.h"
 #include "engine/util/error.h"

@@ -1,4 +1,4 @@
-#include "engine/format/atomic_file.h"
+#include "engine/util/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

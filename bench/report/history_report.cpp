@@ -1,4 +1,4 @@
-#include "bench/report/history.h"
+#include "bench/report/history_report.h"
 
 #include <algorithm>
 #include <charconv>
