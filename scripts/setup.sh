@@ -24,6 +24,7 @@ packages=(
   zlib1g-dev                # find_package(ZLIB): tokenizer.json.gz
   libcsv-dev                # find_library(csv): reading CSV results back
   libsqlite3-dev            # find_package(SQLite3): results history
+  libssl-dev                # find_package(OpenSSL): SHA-256 of model files
   chromium                  # the report's headless-browser test
   clang libclang-rt-dev     # fuzz targets: libFuzzer and the sanitizer runtimes
   llvm                      # llvm-symbolizer: fuzz findings' stack traces with lines

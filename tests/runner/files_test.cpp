@@ -29,6 +29,15 @@ TEST(Sha256, Fips180Vectors) {
   EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+TEST(Sha256, FileReadInChunksHashesAsAWhole) {
+  const std::string dir = test::temp_dir("sha256");
+  const std::string text(3 * (1 << 20) + 17, 'a');  // three full read buffers and a partial one
+  std::ofstream(dir + "/f", std::ios::binary) << text;
+  EXPECT_EQ(sha256_file(dir + "/f"), sha256_hex(text));
+  EXPECT_THROW(sha256_file(dir + "/missing"), Error);
+  fs::remove_all(dir);
+}
+
 TEST(Csv, RoundTripThroughLibcsv) {
   const std::string dir = test::temp_dir("csv");
   Table t{{"name", "value", "note"}, {{"a,b", "1.5", "say \"hi\""}, {"line\nbreak", "", "plain"}}};
