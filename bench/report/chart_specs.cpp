@@ -468,8 +468,8 @@ Chart roofline_chart(const Context& ctx) {
     std::set<std::pair<std::string, std::string>> phases;
     for (const auto& o : medians) phases.insert({o.case_id, o.phase});
     for (const auto& [case_id, phase] : phases)
-      add(case_id, phase, "whole phase", phase_totals(medians, case_id, phase, [](const OpMedian&) { return true; }),
-          "whole phase");
+      add(case_id, phase, std::string(runner::kWholePhase),
+          phase_totals(medians, case_id, phase, [](const OpMedian&) { return true; }), "whole phase");
   }
   if (points.empty()) {
     chart.note = "Skipped: ops.csv counts no FLOPs and bytes.";

@@ -18,6 +18,7 @@
 #include "bench/runner/gemm_peak.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
+#include "engine/profile/op_profile.h"
 
 namespace pdbench::runner {
 
@@ -289,9 +290,9 @@ GemmPrecision parse_precision(const std::string& name) {
 }
 
 GemmPrecision op_compute_precision(std::string_view op, GemmPrecision weights) {
-  static const std::set<std::string_view> kWeighted = {"qkv_proj", "out_proj", "ffn_gate_up", "ffn_down", "lm_head",
-                                                       "whole phase"};
-  return kWeighted.contains(op) ? weights : GemmPrecision::F32;
+  if (op == kWholePhase) return weights;
+  const std::optional<Op> known = op_from_name(op);
+  return known && is_weight_matmul(*known) ? weights : GemmPrecision::F32;
 }
 
 nlohmann::json to_json(const Limits& l) {

@@ -37,7 +37,9 @@ struct Limits {
 // "f32", "bf16", "int8"; parse_precision reads them back (anything else: F32).
 std::string precision_name(GemmPrecision precision);
 GemmPrecision parse_precision(const std::string& name);
-// The compute roof an operator (op_profile.h's names, or "whole phase") is
+// The name a roofline point of a whole phase (all its ops) goes by.
+inline constexpr std::string_view kWholePhase = "whole phase";
+// The compute roof an operator (op_profile.h's names, or kWholePhase) is
 // held to: the weight matmuls run at the precision of the weights' GEMMs
 // (onednn_gemm.h: f32 weights in FP32, f16/bf16 in BF16, q8_0/q4_0 in INT8),
 // everything else in FP32, and a whole phase, dominated by the matmuls, at

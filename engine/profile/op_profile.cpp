@@ -2,11 +2,25 @@
 
 namespace pdbench {
 
-std::string_view op_name(Op op) {
-  static constexpr std::array<std::string_view, kOpCount> kNames{
-      "embedding", "attn_norm", "qkv_proj", "rope",     "attention", "out_proj",
-      "ffn_norm",  "ffn_gate_up", "ffn_down", "output_norm", "lm_head", "sampling"};
-  return kNames[static_cast<size_t>(op)];
+namespace {
+
+constexpr std::array<std::string_view, kOpCount> kNames{
+    "embedding", "attn_norm",   "qkv_proj", "rope",        "attention", "out_proj",
+    "ffn_norm",  "ffn_gate_up", "ffn_down", "output_norm", "lm_head",   "sampling"};
+
+}  // namespace
+
+std::string_view op_name(Op op) { return kNames[static_cast<size_t>(op)]; }
+
+std::optional<Op> op_from_name(std::string_view name) {
+  for (size_t i = 0; i < kOpCount; ++i)
+    if (kNames[i] == name) return static_cast<Op>(i);
+  return std::nullopt;
+}
+
+bool is_weight_matmul(Op op) {
+  return op == Op::QkvProjection || op == Op::OutputProjection || op == Op::FfnGateUp || op == Op::FfnDown ||
+         op == Op::LmHead;
 }
 
 bool is_attention_block(Op op) {

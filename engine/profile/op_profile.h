@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,11 @@ enum class Op : uint8_t {
 };
 inline constexpr size_t kOpCount = 12;
 std::string_view op_name(Op op);
+// The op of a name op_name gives ("qkv_proj"), or nullopt.
+std::optional<Op> op_from_name(std::string_view name);
+// Ops that multiply by a weight matrix: their compute roof is the
+// precision of the weights' GEMMs; every other op runs in f32.
+bool is_weight_matmul(Op op);
 // Ops of the attention block and of the FFN block of a layer.
 bool is_attention_block(Op op);
 bool is_ffn_block(Op op);

@@ -15,6 +15,7 @@
 #include "bench/runner/runner.h"
 #include "bench/runner/sysinfo.h"
 #include "bench/runner/trace.h"
+#include "engine/profile/op_profile.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
 
@@ -219,6 +220,9 @@ TEST(Sysinfo, ComputeRoofFollowsThePrecisionOfTheWork) {
   EXPECT_EQ(op_compute_precision("ffn_down", GemmPrecision::Int8), GemmPrecision::Int8);
   EXPECT_EQ(op_compute_precision("whole phase", GemmPrecision::BF16), GemmPrecision::BF16);
   EXPECT_EQ(op_compute_precision("attention", GemmPrecision::Int8), GemmPrecision::F32);
+  EXPECT_EQ(op_compute_precision("lm_head", GemmPrecision::BF16), GemmPrecision::BF16);
+  EXPECT_EQ(op_compute_precision("no such op", GemmPrecision::Int8), GemmPrecision::F32);
+  for (size_t i = 0; i < kOpCount; ++i) EXPECT_EQ(op_from_name(op_name(static_cast<Op>(i))), static_cast<Op>(i));
   EXPECT_EQ(parse_precision(precision_name(GemmPrecision::Int8)), GemmPrecision::Int8);
 }
 
