@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <toml++/toml.h>
 
 #include "bench/runner/scenario_limits.h"
+#include "engine/attention/kv_type.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench::runner {
 
@@ -15,7 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kKvTypes = {"f32", "f16", "bf16", "q8_0", "q4_0"};
+// The KV cache's element types, as the engine names them.
+std::vector<std::string> kv_type_names() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < kKvTypeCount; ++i) names.emplace_back(kv_type_name(static_cast<KvType>(i)));
+  return names;
+}
+const std::vector<std::string> kKvTypes = kv_type_names();
 const std::vector<std::string> kWeightTypes = {"file", "f32", "f16", "bf16", "q8_0", "q4_0"};
 
 std::string join(const std::vector<std::string>& items) {
@@ -61,10 +70,12 @@ class Reader {
     return fs::path(p).is_absolute() ? p : (fs::path(base_dir_) / p).lexically_normal().string();
   }
 
-  int64_t integer(const toml::node& node, const std::string& key, int64_t min) const {
+  int64_t integer(const toml::node& node, const std::string& key, int64_t min,
+                  int64_t max = std::numeric_limits<int64_t>::max()) const {
     if (!node.is_integer()) fail(node, key, "must be an integer");
     const int64_t v = node.as_integer()->get();
     if (v < min) fail(node, key, "must be >= " + std::to_string(min) + ", got " + std::to_string(v));
+    if (v > max) fail(node, key, "must be <= " + std::to_string(max) + ", got " + std::to_string(v));
     return v;
   }
 
@@ -97,8 +108,9 @@ class Reader {
     });
   }
 
-  void count_axis(const toml::node& node, const std::string& key, Axis<size_t>& out, int64_t min) const {
-    axis(node, key, out, [&](const toml::node& item) { return static_cast<size_t>(integer(item, key, min)); });
+  void count_axis(const toml::node& node, const std::string& key, Axis<size_t>& out, int64_t min,
+                  int64_t max) const {
+    axis(node, key, out, [&](const toml::node& item) { return static_cast<size_t>(integer(item, key, min, max)); });
   }
 
   void model(const toml::table& t) {
@@ -191,13 +203,13 @@ class Reader {
               {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k", "kv_type_v",
                "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "shared_prefix_tokens",
                "prefix_sharing"});
-    if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1);
-    if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1);
-    if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", out.context_depth, 0);
-    if (const auto* n = t.get("threads")) count_axis(*n, "threads", out.threads, 0);
-    if (const auto* n = t.get("batch")) count_axis(*n, "batch", out.batch, 1);
-    if (const auto* n = t.get("kv_block")) count_axis(*n, "kv_block", out.kv_block, 0);
-    if (const auto* n = t.get("kv_capacity")) count_axis(*n, "kv_capacity", out.kv_capacity, 0);
+    if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1, kMaxTokens);
+    if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1, kMaxTokens);
+    if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", out.context_depth, 0, kMaxTokens);
+    if (const auto* n = t.get("threads")) count_axis(*n, "threads", out.threads, 0, kMaxThreads);
+    if (const auto* n = t.get("batch")) count_axis(*n, "batch", out.batch, 1, kMaxBatch);
+    if (const auto* n = t.get("kv_block")) count_axis(*n, "kv_block", out.kv_block, 0, kMaxTokens);
+    if (const auto* n = t.get("kv_capacity")) count_axis(*n, "kv_capacity", out.kv_capacity, 0, kMaxTokens);
     if (const auto* n = t.get("kv_type_k")) choice_axis(*n, "kv_type_k", out.kv_type_k, kKvTypes);
     if (const auto* n = t.get("kv_type_v")) choice_axis(*n, "kv_type_v", out.kv_type_v, kKvTypes);
     if (const auto* n = t.get("kv_cache")) choice_axis(*n, "kv_cache", out.kv_cache, {"on", "off"});
@@ -206,7 +218,7 @@ class Reader {
         return string(item, "sampling");
       });
     if (const auto* n = t.get("shared_prefix_tokens"))
-      count_axis(*n, "shared_prefix_tokens", out.shared_prefix_tokens, 0);
+      count_axis(*n, "shared_prefix_tokens", out.shared_prefix_tokens, 0, kMaxTokens);
     if (const auto* n = t.get("prefix_sharing")) choice_axis(*n, "prefix_sharing", out.prefix_sharing, {"off", "on"});
   }
 
@@ -317,6 +329,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
 }
 
 Scenario load_scenario(const std::string& path) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_file(path, "cannot read scenario file");
   std::string text(kMaxScenarioBytes + 1, '\0');  // a byte past the limit tells a file is too large

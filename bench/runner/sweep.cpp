@@ -3,6 +3,7 @@
 #include <charconv>
 #include <set>
 
+#include "bench/runner/scenario_limits.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -23,6 +24,7 @@ std::string case_id(const Case& c) {
 }
 
 std::vector<Case> expand(const Scenario& s) {
+  check_scenario_size(s);
   std::vector<Case> cases;
   std::set<std::string> ids;
   for (const SweepAxes* a : s.sweeps()) {

@@ -154,5 +154,49 @@ TEST(Scenario, EveryShippedScenarioParses) {
   EXPECT_GE(files, 7u);
 }
 
+// "[1, 2, ..., n]" over several lines (a line may hold at most 4096 bytes).
+std::string values_1_to(size_t n) {
+  std::string out = "[";
+  for (size_t i = 1; i <= n; ++i) out += std::to_string(i) + (i < n ? (i % 100 == 0 ? ",\n" : ", ") : "]\n");
+  return out;
+}
+
+std::string expand_error(const std::string& text) {
+  try {
+    expand(parse_scenario(text, "scenarios/x.toml"));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScenarioSize, TooManyCasesIsRefusedBeforeAnyIsMade) {
+  const std::string thousand = values_1_to(1000);
+  EXPECT_EQ(expand_error(kModel + "[sweep]\nprompt_tokens = " + thousand + "output_tokens = " + thousand +
+                         "context_depth = " + thousand),
+            "scenarios/x.toml: its sweep makes 1000000000 cases (1000000 x 1000); the limit is 100000");
+  std::string tables = kModel;
+  for (int i = 0; i < 40; ++i) tables += "[[sweep]]\nprompt_tokens = " + thousand + "output_tokens = " + thousand;
+  EXPECT_NE(expand_error(tables).find("scenarios/x.toml: 40 sweep tables make 40000000 cases"), std::string::npos)
+      << expand_error(tables);
+}
+
+TEST(ScenarioSize, TooManyTokensIsRefused) {
+  // 1000 cases of 2^24-token prompts, 13 runs each.
+  const std::string text = kModel + "[sweep]\nprompt_tokens = 16777216\noutput_tokens = 1\nbatch = " +
+                           values_1_to(1000);
+  EXPECT_NE(expand_error(text).find("tokens in all (context depth + prompt + output, times batch, over 20 runs per "
+                                    "case); the limit is 10000000000"),
+            std::string::npos)
+      << expand_error(text);
+  EXPECT_EQ(expand_error(kModel + "[sweep]\nprompt_tokens = [16, 64]\nbatch = [1, 8]\n"), "");
+}
+
+TEST(ScenarioSize, AnAxisValueBeyondAnyModelNamesItsKey) {
+  EXPECT_EQ(error_of(kModel + "[sweep]\nprompt_tokens = 4611686018427387904\n"),
+            "scenarios/x.toml:4: key 'prompt_tokens' must be <= 16777216, got 4611686018427387904");
+  EXPECT_EQ(error_of(kModel + "[sweep]\nthreads = 5000\n"), "scenarios/x.toml:4: key 'threads' must be <= 4096, got 5000");
+}
+
 }  // namespace
 }  // namespace pdbench::runner
