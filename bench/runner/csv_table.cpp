@@ -8,6 +8,7 @@
 
 #include "engine/util/atomic_file.h"
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench::runner {
 
@@ -36,6 +37,7 @@ void on_row(int, void* data) {
 }
 
 std::string read_text(const std::string& path) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_file(path, "cannot read CSV file");
   // A failed read (a folder opens, then reading it fails with EISDIR) throws

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench::runner {
 
@@ -28,6 +29,7 @@ PromptMaker::PromptMaker(const Scenario& scenario, const Tokenizer& tokenizer, c
     return;
   }
   const std::string path = scenario.corpus.empty() ? default_corpus : scenario.corpus;
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_file(path, "cannot read the prompt corpus");
   std::ostringstream text;

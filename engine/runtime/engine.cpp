@@ -7,6 +7,7 @@
 #include "engine/format/gguf.h"
 #include "engine/model/finite_weights.h"
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench {
 
@@ -15,11 +16,13 @@ namespace {
 enum class TokenizerFile { Json, Gguf, Llama2c };
 
 TokenizerFile sniff(const std::string& path) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_file(path, "cannot open tokenizer file");
   std::array<char, 64> head{};
   in.read(head.data(), head.size());
   const std::string_view bytes(head.data(), static_cast<size_t>(in.gcount()));
+  if (bytes.empty()) fail_file(path, "empty tokenizer file");
   if (bytes.starts_with("\x1f\x8b")) return TokenizerFile::Json;  // gzip: tokenizer.json.gz
   if (bytes.starts_with("GGUF")) return TokenizerFile::Gguf;
   // JSON opens with '{' after optional whitespace; a tokenizer.bin opens

@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench {
 namespace {
@@ -19,10 +19,7 @@ struct GzCloser {
 }  // namespace
 
 std::string read_maybe_gzip(const std::string& path, size_t max_bytes) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    fail_file(path, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
-  }
+  require_regular_file(path);
   // gzread passes files without the gzip magic through unchanged.
   const std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (!file) fail_file(path, std::string("cannot open: ") + std::strerror(errno));

@@ -1,0 +1,12 @@
+#pragma once
+// Input files are regular files, checked before they are opened: opening a
+// FIFO for reading waits for a writer forever, and a folder or device opens
+// and then fails, or never ends (/dev/zero), part-way through a read.
+#include <string>
+
+namespace pdbench {
+
+// Throws pdbench::Error "PATH: no such file" or "PATH: not a regular file".
+void require_regular_file(const std::string& path);
+
+}  // namespace pdbench
