@@ -90,7 +90,7 @@ void print_table(const runner::Table& summary) {
 
 // --list: what a run would do, without loading or generating any model.
 void list_cases(const runner::Scenario& s, runner::Shard shard) {
-  runner::require_supported(s);
+  const auto cases = runner::checked_cases(s, shard);
   std::set<std::string> weight_types;
   for (const runner::SweepAxes* axes : std::as_const(s).sweeps())
     weight_types.insert(axes->weight_type.values.begin(), axes->weight_type.values.end());
@@ -102,7 +102,6 @@ void list_cases(const runner::Scenario& s, runner::Shard shard) {
     std::printf("model %s: %s%s\n", w.c_str(), file.c_str(),
                 s.model_like.empty() || std::filesystem::exists(file) ? "" : " (generated on first run)");
   }
-  const auto cases = runner::select_shard(runner::expand(s), shard);
   for (const auto& c : cases) std::printf("%zu %s\n", c.index, c.id.c_str());
   std::printf("%zu cases x %zu repetitions\n", cases.size(), s.repetitions);
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "bench/runner/folder_lock.h"
 #include "bench/runner/measure.h"
 #include "bench/runner/models.h"
 #include "bench/runner/progress.h"
@@ -15,6 +16,8 @@
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
 #include "bench/runner/version.h"
+#include "engine/model/model.h"
+#include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
 #include "engine/util/utc_time.h"
 
@@ -110,13 +113,10 @@ struct RunPlan {
 };
 
 RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
-  require_supported(scenario);
   RunPlan plan;
-  plan.cases = select_shard(expand(scenario), options.shard);
+  plan.cases = checked_cases(scenario, options.shard);
   plan.dir = options.out_dir;
   plan.scenario_hash = sha256_hex(scenario.text);
-  fs::create_directories(plan.dir);
-  remove_stale_temporaries(plan.dir.string());
   const fs::path meta_path = plan.dir / "meta.json";
   if (!fs::exists(plan.dir / "samples.csv") && !fs::exists(meta_path)) return plan;
   if (!options.resume)
@@ -156,20 +156,20 @@ void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress
   }
 }
 
-// Without kv_capacity, the cache holds what the longest case needs (a
-// model's trained context can be far more memory than any case uses).
+// A case checked_cases() let through.
 PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, const Case& c, size_t longest,
                           PreparedRun& run) {
   const std::string& file = run.file_of.at(c.weight_type);
   const LoadedModel& m = run.models.at(file);
-  PreparedCase p{c, {}, m.prompts->context(c.context_depth), scenario.strategies.at(c.sampling),
-                 c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, m.engine.model().config().context_length),
-                 nullptr, nullptr, options.stop, options.decode_delay_us};
-  const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
-  if (needed > p.capacity)
-    throw Error((c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path) + ": case " +
-                c.id + ": context_depth + prompt_tokens + output_tokens = " + std::to_string(needed) +
-                " exceeds the KV capacity of " + std::to_string(p.capacity) + " tokens");
+  PreparedCase p{c,
+                 {},
+                 m.prompts->context(c.context_depth),
+                 scenario.strategies.at(c.sampling),
+                 case_capacity(c, longest, m.engine.model().config().context_length),
+                 nullptr,
+                 nullptr,
+                 options.stop,
+                 options.decode_delay_us};
   if (c.shared_prefix_tokens == 0) {
     p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
   } else {
@@ -189,8 +189,7 @@ PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, con
                         std::FILE* progress_out) {
   PreparedRun run;
   load_models(scenario, run, progress_out);
-  size_t longest = 0;
-  for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
+  const size_t longest = longest_case(cases);
   for (const Case& c : cases) {
     run.cases.push_back(prepare_case(scenario, options, c, longest, run));
     run.engine_of.push_back(&run.models.at(run.file_of.at(c.weight_type)).engine);
@@ -297,7 +296,43 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
   }
 }
 
+// The context length of the model each weight type runs, from the file's
+// header (no weight is read) or the synthetic model's preset.
+size_t model_context(const Scenario& scenario) {
+  return scenario.model_like.empty() ? Model::load(scenario.model).config().context_length
+                                     : preset_config(scenario.model_like).context_length;
+}
+
 }  // namespace
+
+size_t longest_case(const std::vector<Case>& cases) {
+  size_t longest = 0;
+  for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
+  return longest;
+}
+
+size_t case_capacity(const Case& c, size_t longest, size_t model_context_length) {
+  return c.kv_capacity > 0 ? c.kv_capacity : std::min(longest, model_context_length);
+}
+
+std::vector<Case> checked_cases(const Scenario& scenario, Shard shard) {
+  require_supported(scenario);
+  const std::vector<Case> all = expand(scenario);
+  const size_t context = model_context(scenario);
+  const size_t longest = longest_case(all);
+  for (const Case& c : all) {
+    const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
+    const size_t capacity = case_capacity(c, longest, context);
+    if (needed <= capacity) continue;
+    const std::string where = c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path;
+    throw Error(where + ": case " + c.id + ": context_depth + prompt_tokens + output_tokens = " +
+                std::to_string(needed) + " exceeds the " +
+                (c.kv_capacity > 0 ? "kv_capacity of " + std::to_string(capacity)
+                                   : "model's context length of " + std::to_string(context)) +
+                " tokens");
+  }
+  return select_shard(all, shard);
+}
 
 std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
 
@@ -305,6 +340,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   RunPlan plan = plan_run(scenario, options);
   PreparedRun run = prepare_run(scenario, options, plan.cases, progress_out);
 
+  // Made only now, so a run refused by any check above leaves no folder.
+  fs::create_directories(plan.dir);
+  const FolderLock lock(plan.dir.string());
+  remove_stale_temporaries(plan.dir.string());
   const nlohmann::json facts = system_facts();
   const std::optional<Limits> limits = cached_limits(facts);
   nlohmann::json meta = run_meta(scenario, options, plan, run, fingerprint(facts, limits));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "bench/runner/csv_table.h"
 #include "bench/runner/scenario.h"
@@ -35,6 +36,18 @@ struct RunReport {
   int stopped_by = 0;         // the stop request's signal when it cut the run short
   Table summary;
 };
+
+// Every check a run makes before its first measurement, without loading
+// any weights (a model file's header is read, a synthetic model's shape is
+// its preset's): supported values, the scenario's size, and every case's
+// context against its KV capacity; `run --list` makes the same. Returns
+// this shard's cases.
+std::vector<Case> checked_cases(const Scenario& scenario, Shard shard);
+
+// The KV capacity a case runs with: kv_capacity, or else what the longest
+// case of the run needs, at most the model's context length.
+size_t longest_case(const std::vector<Case>& cases);
+size_t case_capacity(const Case& c, size_t longest, size_t model_context_length);
 
 // The corpus prompts come from when a scenario names none.
 std::string bundled_corpus();

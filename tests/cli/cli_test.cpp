@@ -1,5 +1,6 @@
 // The pdbench binary as a user runs it: output, JSON, exit codes, messages.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -163,6 +164,44 @@ TEST(Cli, HostileInputIsOneErrorLineAndNonZeroExit) {
     EXPECT_TRUE(r.err.starts_with("pdbench: error: ")) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Files that are not what they claim, and what --list must refuse as run
+// does: each one error line naming the file and the problem.
+TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
+  const std::string dir = test::temp_dir("cli-misleading");
+  const std::string stories = test::model_path("stories260K.gguf");
+  const std::string fifo = dir + "/fifo", bad_magic = dir + "/bad.gguf", empty_json = dir + "/tokenizer.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(bad_magic) << "GGUX" << std::string(64, '\0');
+  std::ofstream{empty_json};
+  const auto scenario = [&](const std::string& name, const std::string& model, const std::string& sweep) {
+    std::ofstream(dir + "/" + name) << "[model]\npath = " << quote(model) << "\n[sweep]\n" << sweep;
+    return quote(dir + "/" + name);
+  };
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"generate -m " + quote(fifo) + " -p hi", fifo + ": not a regular file"},
+      {"run " + quote(fifo) + " --list", fifo + ": not a regular file"},
+      {"generate -m " + quote(bad_magic) + " -p hi", bad_magic + ": not a model file: magic 'GGUX' is not GGUF's"},
+      {"tokenize --tokenizer " + quote(empty_json) + " hi", empty_json + ": empty tokenizer file"},
+      {"run " + scenario("missing.toml", dir + "/none.gguf", "prompt_tokens = 8\n") + " --list",
+       dir + "/none.gguf: no such file"},
+      {"run " + scenario("long.toml", stories, "prompt_tokens = 2000\noutput_tokens = 8\ncontext_depth = 64\n") +
+           " --list",
+       "context_depth + prompt_tokens + output_tokens = 2072 exceeds the model's context length of 2048 tokens"},
+      {"run " + scenario("cap.toml", stories, "prompt_tokens = 64\noutput_tokens = 8\nkv_capacity = 32\n") +
+           " --list",
+       "context_depth + prompt_tokens + output_tokens = 72 exceeds the kv_capacity of 32 tokens"},
+      {"run " + scenario("huge.toml", stories, "prompt_tokens = 4611686018427387904\n") + " --list",
+       "key 'prompt_tokens' must be <= 16777216, got 4611686018427387904"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = pdbench(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\nstderr: " << r.err;
   }
   std::filesystem::remove_all(dir);
 }

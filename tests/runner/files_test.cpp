@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "bench/runner/csv_table.h"
+#include "bench/runner/folder_lock.h"
 #include "bench/runner/sha256.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
@@ -118,6 +119,23 @@ TEST(AtomicWrite, FullDiskIsAClearErrorAndKeepsThePreviousFile) {
   EXPECT_NE(message.find(std::strerror(EFBIG)), std::string::npos) << message;
   EXPECT_EQ(read_text(path), "old,complete\n");
   for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "samples.csv");
+  fs::remove_all(dir);
+}
+
+TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
+  const std::string dir = test::temp_dir("lock");
+  {
+    const FolderLock first(dir);
+    try {
+      const FolderLock second(dir);
+      ADD_FAILURE() << "locked twice";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                dir + ": another pdbench run is writing to this results folder; wait for it or choose another -o");
+    }
+  }
+  EXPECT_NO_THROW(FolderLock{dir});  // released with the first
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0) << "no lock file left";
   fs::remove_all(dir);
 }
 

@@ -200,7 +200,9 @@ TEST(Run, CaseBeyondTheContextIsAnError) {
     run_scenario(s, o, nullptr);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("exceeds the KV capacity"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("= 4009 exceeds the model's context length of 2048 tokens"), std::string::npos)
+        << e.what();
+    EXPECT_FALSE(fs::exists(o.out_dir)) << "refused before the results folder is made";
   }
   fs::remove_all(dir);
 }
