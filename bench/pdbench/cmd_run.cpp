@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -139,6 +140,10 @@ void run(const RunArgs& a) {
     list_cases(s, runner::parse_shard(a.shard));
     return;
   }
+  // Opened (and created) before the benchmark, so a file that is not a
+  // results database fails now rather than after every run.
+  std::optional<resultsdb::History> history;
+  if (!a.db.empty()) history.emplace(a.db);
   runner::RunOptions options;
   options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
   options.resume = a.resume;
@@ -161,9 +166,9 @@ void run(const RunArgs& a) {
                report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
                options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
   print_table(report.summary);
-  if (!a.db.empty())
-    std::fprintf(stderr, "stored as run %lld in %s\n",
-                 static_cast<long long>(resultsdb::History(a.db).append(options.out_dir)), a.db.c_str());
+  if (history)
+    std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(history->append(options.out_dir)),
+                 a.db.c_str());
 }
 
 }  // namespace
