@@ -8,6 +8,7 @@
 #include <set>
 
 #include "bench/runner/results.h"
+#include "bench/runner/sweep.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -52,12 +53,42 @@ void sort_rows(Table& t, const std::vector<std::string>& keys) {
   });
 }
 
+// The inputs are all the shards of one split, each once: 1/n .. n/n (a
+// whole run is 1/1). A merge of 1/2 alone would otherwise be written out
+// as a complete run.
+void require_every_shard(const std::vector<std::string>& dirs, const std::vector<nlohmann::json>& metas) {
+  std::set<size_t> given;
+  size_t n = 0;
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const nlohmann::json& shard = metas[i].contains("shard") ? metas[i]["shard"] : nlohmann::json("1/1");
+    Shard s;
+    try {
+      s = parse_shard(shard.is_string() ? shard.get<std::string>() : shard.dump());
+    } catch (const Error&) {
+      fail_file((fs::path(dirs[i]) / "meta.json").string(),
+                "shard is " + shard.dump() + ", not k/n: merge the shards' own folders");
+    }
+    if (n != 0 && s.n != n)
+      throw Error("merge: " + dirs[i] + " is shard " + std::to_string(s.k) + "/" + std::to_string(s.n) + ", " +
+                  dirs.front() + " one of " + std::to_string(n));
+    n = s.n;
+    given.insert(s.k);
+  }
+  std::string missing;
+  for (size_t k = 1; k <= n; ++k)
+    if (!given.contains(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(n);
+  if (!missing.empty()) throw Error("merge: shard " + missing + " missing; the merged results would look complete");
+}
+
 }  // namespace
 
 void merge_results(const std::string& out, const std::vector<std::string>& inputs) {
   if (inputs.empty()) throw Error("merge: name at least one results folder to merge");
   if (fs::exists(fs::path(out) / "meta.json")) throw Error(out + ": already holds results; merge into a new folder");
-  nlohmann::json meta = read_meta(inputs.front());
+  std::vector<nlohmann::json> metas;
+  for (const auto& dir : inputs) metas.push_back(read_meta(dir));
+  require_every_shard(inputs, metas);
+  nlohmann::json meta = metas.front();
   const std::string hash = meta.value("/scenario/sha256"_json_pointer, std::string());
   Results merged = empty_results();
   std::set<std::pair<std::string, std::string>> seen;  // (case_id, rep)
@@ -65,8 +96,9 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   bool finished = true;
   std::string last_finish;  // ISO 8601 UTC strings order as times
   nlohmann::json shards = nlohmann::json::array();
-  for (const auto& dir : inputs) {
-    const nlohmann::json m = read_meta(dir);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& dir = inputs[i];
+    const nlohmann::json& m = metas[i];
     if (m.value("/scenario/sha256"_json_pointer, std::string()) != hash)
       throw Error("merge: " + dir + " ran a different scenario than " + inputs.front());
     const Results r = load_results(dir);

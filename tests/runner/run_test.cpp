@@ -187,6 +187,13 @@ TEST(Run, ShardsMergeIntoTheWholeCaseSet) {
   for (size_t i = 0; i < merged.rows.size(); ++i)
     EXPECT_EQ(merged.rows[i][merged.column("case_id")], reference.rows[i][reference.column("case_id")]);
   EXPECT_THROW(merge_results(dir + "/twice", {dir + "/shard1", dir + "/shard1"}), Error);
+  try {
+    merge_results(dir + "/half", {dir + "/shard1"});
+    ADD_FAILURE() << "merged one shard of two";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "merge: shard 2/2 missing; the merged results would look complete");
+  }
+  EXPECT_FALSE(fs::exists(dir + "/half"));
   fs::remove_all(dir);
 }
 
