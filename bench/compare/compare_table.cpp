@@ -10,6 +10,7 @@
 
 #include "bench/compare/holm.h"
 #include "bench/compare/mann_whitney.h"
+#include "bench/runner/meta_json.h"
 #include "engine/util/error.h"
 
 namespace pdbench::compare {
@@ -65,11 +66,7 @@ RunData load_run_dir(const std::string& dir) {
   if (!fs::is_directory(dir)) throw Error(dir + ": no such results folder");
   RunData run;
   run.label = dir;
-  const fs::path meta_path = fs::path(dir) / "meta.json";
-  std::ifstream in(meta_path);
-  if (!in) fail_file(meta_path.string(), "cannot read (not a pdbench results folder?)");
-  run.meta = nlohmann::json::parse(in, nullptr, false);
-  if (run.meta.is_discarded() || !run.meta.is_object()) fail_file(meta_path.string(), "not valid JSON");
+  run.meta = runner::read_meta_json(dir);
   const fs::path samples = fs::path(dir) / "samples.csv";
   if (!fs::exists(samples)) fail_file(samples.string(), "missing");
   run.samples = runner::read_csv(samples.string());

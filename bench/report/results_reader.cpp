@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/runner/meta_json.h"
 #include "engine/util/error.h"
 
 namespace pdbench::report {
@@ -27,16 +28,7 @@ RunData read_run(const std::string& dir) {
   run.summary = table("summary.csv");
   run.steps = table("steps.csv");
   run.ops = table("ops.csv");
-  run.meta = nlohmann::json::object();
-  const fs::path meta_path = fs::path(dir) / "meta.json";
-  if (fs::exists(meta_path)) {
-    std::ifstream in(meta_path);
-    try {
-      run.meta = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      fail_file(meta_path.string(), std::string("bad JSON: ") + e.what());
-    }
-  }
+  run.meta = fs::exists(fs::path(dir) / "meta.json") ? runner::read_meta_json(dir) : nlohmann::json::object();
   return run;
 }
 

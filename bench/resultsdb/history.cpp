@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/runner/meta_json.h"
 #include "engine/util/error.h"
 #include "engine/util/utc_time.h"
 
@@ -43,15 +44,6 @@ CREATE TABLE cells (
 ) WITHOUT ROWID;
 CREATE INDEX cells_by_metric ON cells (file, name, case_id);
 )sql";
-
-nlohmann::json read_meta(const fs::path& dir) {
-  const fs::path path = dir / "meta.json";
-  std::ifstream in(path);
-  if (!in) fail_file(path.string(), "cannot read (not a pdbench results folder?)");
-  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-  if (meta.is_discarded() || !meta.is_object()) fail_file(path.string(), "not valid JSON");
-  return meta;
-}
 
 std::string string_at(const nlohmann::json& meta, const char* pointer, const std::string& fallback) {
   const nlohmann::json::json_pointer p(pointer);
@@ -115,7 +107,7 @@ History::History(const std::string& path) : db_(path) {
 int64_t History::append(const std::string& results_dir) {
   // Everything is read before the transaction starts: a bad folder writes nothing.
   const fs::path dir = fs::absolute(results_dir);
-  const nlohmann::json meta = read_meta(dir);
+  const nlohmann::json meta = runner::read_meta_json(dir.string());
   const runner::Table samples = runner::read_csv((dir / "samples.csv").string());
   const runner::Table summary = runner::read_csv((dir / "summary.csv").string());
   const nlohmann::json fingerprint = meta.value("fingerprint", nlohmann::json::object());

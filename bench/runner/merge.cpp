@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "bench/runner/meta_json.h"
 #include "bench/runner/results.h"
 #include "bench/runner/sweep.h"
 #include "engine/util/error.h"
@@ -16,15 +17,6 @@ namespace pdbench::runner {
 namespace {
 
 namespace fs = std::filesystem;
-
-nlohmann::json read_meta(const std::string& dir) {
-  const std::string path = (fs::path(dir) / "meta.json").string();
-  std::ifstream in(path);
-  if (!in) fail_file(path, "cannot read (not a pdbench results folder?)");
-  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-  if (meta.is_discarded() || !meta.is_object()) fail_file(path, "not valid JSON");
-  return meta;
-}
 
 // A sort key cell: a count, as pdbench writes them. Anything else is a
 // damaged file and an Error (std::stod threw std::invalid_argument here;
@@ -86,7 +78,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   if (inputs.empty()) throw Error("merge: name at least one results folder to merge");
   if (fs::exists(fs::path(out) / "meta.json")) throw Error(out + ": already holds results; merge into a new folder");
   std::vector<nlohmann::json> metas;
-  for (const auto& dir : inputs) metas.push_back(read_meta(dir));
+  for (const auto& dir : inputs) metas.push_back(read_meta_json(dir));
   require_every_shard(inputs, metas);
   nlohmann::json meta = metas.front();
   const std::string hash = meta.value("/scenario/sha256"_json_pointer, std::string());

@@ -10,6 +10,7 @@
 
 #include "bench/runner/folder_lock.h"
 #include "bench/runner/measure.h"
+#include "bench/runner/meta_json.h"
 #include "bench/runner/models.h"
 #include "bench/runner/progress.h"
 #include "bench/runner/results.h"
@@ -121,10 +122,8 @@ RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   if (!fs::exists(plan.dir / "samples.csv") && !fs::exists(meta_path)) return plan;
   if (!options.resume)
     throw Error(plan.dir.string() + ": already holds results; pass --resume to continue them or choose another -o");
-  std::ifstream in(meta_path);
-  plan.previous = nlohmann::json::parse(in, nullptr, false);
-  if (plan.previous.is_discarded() ||
-      plan.previous.value("/scenario/sha256"_json_pointer, std::string()) != plan.scenario_hash)
+  plan.previous = read_meta_json(plan.dir.string());
+  if (plan.previous.value("/scenario/sha256"_json_pointer, std::string()) != plan.scenario_hash)
     throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
   plan.results = load_results(plan.dir.string());
   return plan;
