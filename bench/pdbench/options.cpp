@@ -2,12 +2,26 @@
 
 #include <omp.h>
 
+#include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
 #include "engine/util/error.h"
 
 namespace pdbench::cli {
+
+CLI::Validator whole_number_u64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+          return "expected a whole number from 0 to 18446744073709551615, got '" + text + "'";
+        return "";
+      },
+      "UINT64");
+}
 
 void add_model_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("-m,--model", opts.model, "Model file: GGUF (v3) or llama2.c checkpoint (.bin)")
@@ -53,7 +67,9 @@ void add_sampling_options(CLI::App& cmd, GenerateRequest& r) {
       ->capture_default_str();
   cmd.add_option("--repeat-last-n", s.penalty_last_n, "Window of recent tokens the penalties see; -1 = all")
       ->capture_default_str();
-  cmd.add_option("-s,--seed", s.seed, "Random seed: same seed, same tokens")->capture_default_str();
+  cmd.add_option("-s,--seed", s.seed, "Random seed: same seed, same tokens")
+      ->capture_default_str()
+      ->check(whole_number_u64());
   cmd.add_option("--beam", r.beam_width, "Beam search with this many beams instead of sampling; 0 = off")
       ->capture_default_str();
   cmd.add_option("--length-penalty", r.length_penalty, "Beam score = log-prob / length^this")

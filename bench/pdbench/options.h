@@ -20,6 +20,10 @@ struct ModelOptions {
 // The generator settings the options name (parses the type names).
 GeneratorOptions generator_options(const ModelOptions& opts);
 
+// Checks an option's text is a decimal uint64 before CLI11 converts it, which
+// would wrap "-1" and saturate "18446744073709551616".
+CLI::Validator whole_number_u64();
+
 void add_model_options(CLI::App& cmd, ModelOptions& opts);
 void add_sampling_options(CLI::App& cmd, GenerateRequest& request);
 // Applies --threads (OpenMP) before any work starts.
