@@ -150,8 +150,9 @@ void run(const RunArgs& a) {
   options.shard = runner::parse_shard(a.shard);
   options.command_line = a.command_line;
   options.decode_delay_us = a.decode_delay_us;
-  const StopSignals signals;
+  StopSignals signals;
   options.stop = &signals.received();
+  options.ending_at_once = &signals.ending_at_once();
   const runner::RunReport report = runner::run_scenario(s, options, stderr);
   if (report.stopped_by != 0) {
     const std::string shard = a.shard == "1/1" ? "" : " --shard " + a.shard;

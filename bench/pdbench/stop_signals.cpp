@@ -13,7 +13,9 @@ namespace {
 
 // Written from a signal handler: must be lock-free to be async-signal-safe.
 std::atomic<int> g_received{0};
+std::atomic<bool> g_ending_at_once{true};
 static_assert(std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 struct sigaction g_previous_int{};
 struct sigaction g_previous_term{};
@@ -23,7 +25,10 @@ void say(const char* text) {
   (void)ignored;  // nothing to do about a failed message in a handler
 }
 
+void end_now(int signal);
+
 void on_signal(int signal) {
+  if (g_ending_at_once.load()) end_now(signal);
   if (g_received.exchange(signal) != 0) {
     say("\npdbench: second signal: exiting now\n");
     remove_uncommitted_temporaries();
@@ -51,6 +56,7 @@ void end_on_signals() {
 
 StopSignals::StopSignals() {
   g_received = 0;
+  g_ending_at_once = true;
   struct sigaction action{};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
@@ -65,6 +71,8 @@ StopSignals::~StopSignals() {
 }
 
 const std::atomic<int>& StopSignals::received() const { return g_received; }
+
+std::atomic<bool>& StopSignals::ending_at_once() { return g_ending_at_once; }
 
 const char* signal_name(int signal) {
   return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";

@@ -19,6 +19,11 @@ class StopSignals {
 
   // 0, or the first signal received.
   const std::atomic<int>& received() const;
+  // While true (as it starts), there is nothing measured to write: a signal
+  // ends the process at once, as outside `run`, instead of asking the run
+  // to stop. The runner sets it false before its first measured run (a
+  // synthetic model being generated, for one, has no place to stop at).
+  std::atomic<bool>& ending_at_once();
 };
 
 // "SIGINT", "SIGTERM"

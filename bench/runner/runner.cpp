@@ -359,6 +359,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   Progress progress(progress_out, budget);
   if (report.runs_reused > 0)
     progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + plan.dir.string());
+  if (options.ending_at_once != nullptr) *options.ending_at_once = false;
   measure(scenario, options, plan, run, pending, budget, limits, rss, progress, report);
 
   write_results(plan.dir.string(), plan.results);

@@ -24,6 +24,10 @@ struct RunOptions {
   // progress is abandoned, the finished ones are written, and the report
   // says why it stopped.
   const std::atomic<int>* stop = nullptr;
+  // Set false once the first warm-up run is about to start: until then a
+  // stop request may end the process at once (StopSignals), there being no
+  // finished run to write.
+  std::atomic<bool>* ending_at_once = nullptr;
   size_t decode_delay_us = 0;  // test-only: slows every decode step (compare's slowed-build check)
 };
 

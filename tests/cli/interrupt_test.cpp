@@ -174,5 +174,31 @@ TEST(Interrupt, MakeModelStoppedMidFileLeavesNoTemporary) {
   fs::remove_all(dir);
 }
 
+// Before the first measured run there is nothing to write: `run` stopped
+// while it generates its synthetic model ends at once, as make-model does,
+// with neither the model nor its temporary left.
+TEST(Interrupt, RunStoppedWhileItsModelIsGeneratedEndsAtOnce) {
+  const std::string dir = test::temp_dir("stop-run-generating");
+  std::ofstream(dir + "/gen.toml") << "[model]\nlike = \"smollm2-135m\"\ntype = \"f32\"\n"
+                                      "[sweep]\nprompt_tokens = 4\noutput_tokens = 2\n";
+  ::setenv("XDG_CACHE_HOME", (dir + "/cache").c_str(), 1);
+  const pid_t pid = start({"run", dir + "/gen.toml", "-o", dir + "/out"}, dir + "/err");
+  ::unsetenv("XDG_CACHE_HOME");
+  const std::string models = dir + "/cache/pdbench/models";
+  const auto temporary_grew = [&] {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(models, ec))
+      if (entry.path().filename().string().find(".tmp.") != std::string::npos && fs::file_size(entry.path(), ec) > 0)
+        return true;
+    return false;
+  };
+  ASSERT_TRUE(wait_until(pid, temporary_grew)) << read_text(dir + "/err");
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(wait_exit(pid), 128 + SIGTERM);
+  EXPECT_TRUE(fs::is_empty(models)) << "no model and no temporary left";
+  EXPECT_FALSE(fs::exists(dir + "/out")) << "no results folder for a run that measured nothing";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace pdbench
