@@ -174,6 +174,8 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   const std::string dir = test::temp_dir("cli-misleading");
   const std::string stories = test::model_path("stories260K.gguf");
   const std::string fifo = dir + "/fifo", bad_magic = dir + "/bad.gguf", empty_json = dir + "/tokenizer.json";
+  const std::string nul_arch = dir + "/nul-arch.gguf";
+  test::rewrite_gguf(stories, nul_arch, {{{"general.architecture", gguf::Value::str(std::string("llama\0evil", 10))}}, {}});
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::ofstream(bad_magic) << "GGUX" << std::string(64, '\0');
   std::ofstream{empty_json};
@@ -186,6 +188,7 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
       {"run " + quote(fifo) + " --list", fifo + ": not a regular file"},
       {"generate -m " + quote(bad_magic) + " -p hi", bad_magic + ": not a model file: magic 'GGUX' is not GGUF's"},
       {"tokenize --tokenizer " + quote(empty_json) + " hi", empty_json + ": empty tokenizer file"},
+      {"generate -m " + quote(nul_arch) + " -p hi", "architecture 'llama\\x00evil' is not supported"},
       {"run " + scenario("missing.toml", dir + "/none.gguf", "prompt_tokens = 8\n") + " --list",
        dir + "/none.gguf: no such file"},
       {"run " + scenario("long.toml", stories, "prompt_tokens = 2000\noutput_tokens = 8\ncontext_depth = 64\n") +
