@@ -1,6 +1,6 @@
 // Attention over the paged cache at the shapes of SmolLM2-135M (9 query
 // heads, 3 KV heads) and Llama-3.2-1B (32, 8), head_dim 64, per KV type,
-// with the kernels best_attention_isa() selects.
+// with the kernels of selected_isa() (PDBENCH_ISA=scalar to compare).
 //
 // BM_decode_attention/<model>/<type>/depth:D/threads:T: one decode step's
 // attention in one layer, a query over D cached positions, the threads
@@ -105,7 +105,7 @@ void set_rates(benchmark::State& state, const PagedKvCache& cache, const ref::At
   const double flop = 4.0 * static_cast<double>(shape.n_heads * shape.head_dim) * query_key_pairs;
   state.counters["bytes/s"] = benchmark::Counter(bytes * iterations, benchmark::Counter::kIsRate);
   state.counters["FLOP/s"] = benchmark::Counter(flop * iterations, benchmark::Counter::kIsRate);
-  state.SetLabel(std::string(attention_isa_name(best_attention_isa())));
+  state.SetLabel(std::string(isa_name(selected_isa())));
 }
 
 // Args: depth, threads.

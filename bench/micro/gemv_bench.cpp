@@ -1,5 +1,5 @@
 // Decode gemv at the shapes of SmolLM2-135M and Llama-3.2-1B, every weight
-// format, 1 thread and all threads, with the kernels gemv_isa() selects
+// format, 1 thread and all threads, with the kernels of selected_isa()
 // (PDBENCH_ISA=avx2|scalar to compare). Counters: bytes/s of weights read
 // and FLOP/s (2 rows cols). BM_read_bandwidth is the roofline: the same
 // bytes summed by read_sum. BM_gemv_batch: the batch kernels (Q8_0 and
@@ -81,7 +81,7 @@ const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape
     quantize_row(type, row.data(), rows.data() + r * stride, cols);
   }
   if (layout != RowLayout::Blocks) {
-    const GemvMatrix regrouped({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, GemvIsa::Avx512);
+    const GemvMatrix regrouped({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, Isa::Avx512);
     std::memcpy(rows.data(), regrouped.view().data, rows.size());
   }
   cached.type = type;
@@ -120,7 +120,7 @@ void BM_gemv(benchmark::State& state, TensorType type, RowLayout layout, const S
   }
   set_rates(state, static_cast<double>(copies.matrix_bytes),
             2.0 * static_cast<double>(shape.rows) * static_cast<double>(shape.cols));
-  state.SetLabel(std::string(gemv_isa_name(gemv_isa())));
+  state.SetLabel(std::string(isa_name(selected_isa())));
 }
 
 // Args: batch size M, thread count. M tokens against one matrix, the way a
@@ -152,7 +152,7 @@ void BM_gemv_batch(benchmark::State& state, TensorType type, RowLayout layout, c
   }
   set_rates(state, static_cast<double>(copies.matrix_bytes),
             2.0 * static_cast<double>(batch) * static_cast<double>(rows) * static_cast<double>(cols));
-  state.SetLabel(std::string(gemv_isa_name(gemv_isa())));
+  state.SetLabel(std::string(isa_name(selected_isa())));
 }
 
 // Arg: thread count. Each thread sums its contiguous share of a 1 GiB buffer.
@@ -170,7 +170,7 @@ void BM_read_bandwidth(benchmark::State& state) {
     benchmark::DoNotOptimize(total);
   }
   set_rates(state, static_cast<double>(n * sizeof(float)), static_cast<double>(n));
-  state.SetLabel(std::string(gemv_isa_name(gemv_isa())));
+  state.SetLabel(std::string(isa_name(selected_isa())));
 }
 
 // Arg: activation width. The per-matmul cost of quantizing x for Q8_0/Q4_0.

@@ -224,10 +224,11 @@ nlohmann::json system_facts() {
   f["git_commit"] = build_git_commit();
   f["git_dirty"] = build_git_dirty();
   f["openmp_max_threads"] = omp_get_max_threads();
-  // The kernels this build runs here: oneDNN (prefill GEMMs) and the GEMV
-  // kernels (decode), whose ISA PDBENCH_ISA can lower.
+  // The kernels this build runs here: oneDNN (prefill GEMMs) and pdbench's
+  // own (decode GEMV, activations, attention), whose ISA PDBENCH_ISA can
+  // lower. The key keeps its first name so older results still compare.
   f["onednn"] = onednn_version() + " " + onednn_cpu_isa();
-  f["gemv_isa"] = std::string(gemv_isa_name(gemv_isa()));
+  f["gemv_isa"] = std::string(isa_name(selected_isa()));
   return f;
 }
 

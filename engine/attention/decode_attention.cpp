@@ -17,9 +17,10 @@ namespace {
 // to stay in L1/L2 while every query head of a GQA group reads them.
 constexpr size_t kChunk = 64;
 
-const decode_detail::DecodeKernels& kernels_of(AttentionIsa isa) {
-  check_attention_isa(isa);
-  return isa == AttentionIsa::Avx512 ? decode_detail::kAvx512DecodeKernels
+const decode_detail::DecodeKernels& kernels_of(Isa isa) {
+  require_isa(isa, "attention");
+  // No AVX2 attention kernels: under AVX2 the scalar ones run.
+  return isa == Isa::Avx512 ? decode_detail::kAvx512DecodeKernels
                                      : decode_detail::kScalarDecodeKernels;
 }
 
@@ -27,7 +28,7 @@ const decode_detail::DecodeKernels& kernels_of(AttentionIsa isa) {
 
 void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                        size_t begin, size_t end, const ref::AttentionShape& shape,
-                       AttentionPartial& part, AttentionIsa isa) {
+                       AttentionPartial& part, Isa isa) {
   check_paged_attention(cache, seq, layer, end, shape);
   if (begin > end)
     throw Error("decode attention: range [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -94,7 +95,7 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
 }
 
 void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape, float* out,
-                     AttentionIsa isa) {
+                     Isa isa) {
   const auto& kernels = kernels_of(isa);
   const size_t hd = shape.head_dim;
   for (const AttentionPartial& p : parts)
@@ -124,7 +125,7 @@ void merge_attention(std::span<const AttentionPartial> parts, const ref::Attenti
 
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
-                            AttentionPartial& scratch, float* out, AttentionIsa isa) {
+                            AttentionPartial& scratch, float* out, Isa isa) {
   attention_partial(q, cache, seq, layer, 0, n_ctx, shape, scratch, isa);
   merge_attention(std::span(&scratch, 1), shape, out, isa);
 }

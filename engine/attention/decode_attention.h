@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "engine/attention/attention.h"
-#include "engine/attention/attention_isa.h"
 #include "engine/attention/paged_kv_cache.h"
+#include "engine/util/isa.h"
 
 namespace pdbench {
 
@@ -44,16 +44,16 @@ struct AttentionPartial {
 // Only reads the cache, so threads may run it at once while nothing writes.
 void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                        size_t begin, size_t end, const ref::AttentionShape& shape,
-                       AttentionPartial& part, AttentionIsa isa = best_attention_isa());
+                       AttentionPartial& part, Isa isa = selected_isa());
 
 // out[h] = the attention output of the union of the partials' ranges.
 void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
-                     float* out, AttentionIsa isa = best_attention_isa());
+                     float* out, Isa isa = selected_isa());
 
 // One partial over [0, n_ctx) merged into out, on this thread.
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
                             AttentionPartial& scratch, float* out,
-                            AttentionIsa isa = best_attention_isa());
+                            Isa isa = selected_isa());
 
 }  // namespace pdbench

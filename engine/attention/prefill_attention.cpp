@@ -25,9 +25,10 @@ using prefill_detail::kRowBlock;
 constexpr size_t kQueryTile = 16;
 static_assert(kQueryTile % kRowBlock == 0, "a tile's rows must fill whole row blocks");
 
-const prefill_detail::PrefillKernels& kernels_of(AttentionIsa isa) {
-  check_attention_isa(isa);
-  return isa == AttentionIsa::Avx512 ? prefill_detail::kAvx512PrefillKernels
+const prefill_detail::PrefillKernels& kernels_of(Isa isa) {
+  require_isa(isa, "attention");
+  // No AVX2 attention kernels: under AVX2 the scalar ones run.
+  return isa == Isa::Avx512 ? prefill_detail::kAvx512PrefillKernels
                                      : prefill_detail::kScalarPrefillKernels;
 }
 
@@ -59,7 +60,7 @@ class TiledPrefill {
  public:
   TiledPrefill(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                const PagedKvCache& cache, size_t layer, const ref::AttentionShape& shape,
-               AttentionIsa isa)
+               Isa isa)
       : chunks_(chunks),
         q_stride_(q_stride),
         out_stride_(out_stride),
@@ -169,7 +170,7 @@ class TiledPrefill {
   size_t layer_;
   ref::AttentionShape shape_;
   size_t group_;
-  AttentionIsa isa_;
+  Isa isa_;
   const prefill_detail::PrefillKernels& kernels_;
 };
 
@@ -177,7 +178,7 @@ class TiledPrefill {
 
 void paged_attention_prefill(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                              const PagedKvCache& cache, size_t layer,
-                             const ref::AttentionShape& shape, AttentionIsa isa) {
+                             const ref::AttentionShape& shape, Isa isa) {
   for (const QueryChunk& chunk : chunks) {
     if (chunk.n_queries == 0)
       throw Error("prefill attention: a chunk of sequence " + std::to_string(chunk.seq) +

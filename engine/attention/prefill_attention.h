@@ -26,8 +26,8 @@
 #include <span>
 
 #include "engine/attention/attention.h"
-#include "engine/attention/attention_isa.h"
 #include "engine/attention/paged_kv_cache.h"
+#include "engine/util/isa.h"
 
 namespace pdbench {
 
@@ -46,6 +46,6 @@ struct QueryChunk {
 void paged_attention_prefill(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                              const PagedKvCache& cache, size_t layer,
                              const ref::AttentionShape& shape,
-                             AttentionIsa isa = best_attention_isa());
+                             Isa isa = selected_isa());
 
 }  // namespace pdbench

@@ -1,6 +1,6 @@
 #pragma once
 // The elementwise steps of a layer between its matrix products, RMSNorm,
-// SwiGLU and the residual add, on the kernels' ISA (gemv_isa()). The
+// SwiGLU and the residual add, on the kernels' ISA (selected_isa()). The
 // reference kernels (reference.h) are the scalar versions; on AVX-512 these
 // take 16 lanes at a time, the one scalar exp per element of SwiGLU being
 // what cost the most: 50 us per 8192-wide row, 0.8 ms of a Llama-3.2-1B
@@ -13,15 +13,15 @@ namespace pdbench {
 
 // out = weight * x / sqrt(mean(x^2) + eps), as ref::rmsnorm; on AVX-512 the
 // squares are summed in 16 lanes, so the sum's rounding differs.
-void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps, GemvIsa isa = gemv_isa());
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps, Isa isa = selected_isa());
 
 // gate[i] = silu(gate[i]) * up[i], as ref::swiglu; on AVX-512 exp is
 // avx512_math::exp (about 1 ulp from std::exp).
-void swiglu(float* gate, const float* up, size_t n, GemvIsa isa = gemv_isa());
+void swiglu(float* gate, const float* up, size_t n, Isa isa = selected_isa());
 
 // a[i] += b[i], as ref::add (the same sums; GCC at -O2 leaves the portable
 // loop scalar).
-void add(float* a, const float* b, size_t n, GemvIsa isa = gemv_isa());
+void add(float* a, const float* b, size_t n, Isa isa = selected_isa());
 
 namespace activation_detail {
 // The AVX-512 kernels (activation_avx512.cpp, the one file built for them).

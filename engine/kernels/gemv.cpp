@@ -3,13 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
-#include "engine/util/cpu_features.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -18,31 +16,16 @@ namespace {
 
 using gemv_detail::GemvKernels;
 
-const GemvKernels& kernels_of(GemvIsa isa) {
+const GemvKernels& kernels_of(Isa isa) {
   switch (isa) {
-    case GemvIsa::Avx512:
+    case Isa::Avx512:
       return gemv_detail::kAvx512Kernels;
-    case GemvIsa::Avx2:
+    case Isa::Avx2:
       return gemv_detail::kAvx2Kernels;
-    case GemvIsa::Scalar:
+    case Isa::Scalar:
       break;
   }
   return gemv_detail::kScalarKernels;
-}
-
-GemvIsa best_supported_isa() {
-  if (gemv_isa_supported(GemvIsa::Avx512)) return GemvIsa::Avx512;
-  if (gemv_isa_supported(GemvIsa::Avx2)) return GemvIsa::Avx2;
-  return GemvIsa::Scalar;
-}
-
-GemvIsa select_isa() {
-  const GemvIsa best = best_supported_isa();
-  const char* forced = std::getenv("PDBENCH_ISA");
-  if (forced == nullptr || *forced == '\0') return best;
-  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
-    if (gemv_isa_name(isa) == forced) return std::min(isa, best);
-  throw Error(std::string("PDBENCH_ISA=") + forced + ": expected scalar, avx2 or avx512");
 }
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
@@ -67,23 +50,23 @@ void prepare_grouped(GemvActivation& act) {
 }
 
 // The scalar reference reads act.q8; the SIMD kernels read its rearranged copy.
-gemv_detail::SplitActivation split_activation(GemvIsa isa, const GemvActivation& act) {
-  if (isa != GemvIsa::Scalar && act.split_d.empty() && !act.q8.empty())
-    throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(gemv_isa_name(isa)));
+gemv_detail::SplitActivation split_activation(Isa isa, const GemvActivation& act) {
+  if (isa != Isa::Scalar && act.split_d.empty() && !act.q8.empty())
+    throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(isa_name(isa)));
   return {act.q8.data(), act.split_qs.data(), act.split_d.data(), act.split_offsets.data()};
 }
 
 // The kernel of w's type for RowLayout::GroupedQuants rows, or null.
-gemv_detail::BatchGemv grouped_kernel_or_null(GemvIsa isa, const MatrixView& w) {
+gemv_detail::BatchGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
   const GemvKernels& k = kernels_of(isa);
   if (w.layout != RowLayout::GroupedQuants) return nullptr;
   return w.type == TensorType::Q8_0 ? k.q8_0_grouped : w.type == TensorType::Q4_0 ? k.q4_0_grouped : nullptr;
 }
 
-gemv_detail::BatchGemv grouped_kernel(GemvIsa isa, const MatrixView& w) {
+gemv_detail::BatchGemv grouped_kernel(Isa isa, const MatrixView& w) {
   const gemv_detail::BatchGemv kernel = grouped_kernel_or_null(isa, w);
   if (kernel == nullptr)
-    throw Error("gemv_rows: no " + std::string(gemv_isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
+    throw Error("gemv_rows: no " + std::string(isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
                 " rows with grouped quants");
   return kernel;
 }
@@ -97,40 +80,8 @@ void check_activation(const MatrixView& w, const GemvActivation& act) {
 
 }  // namespace
 
-std::string_view gemv_isa_name(GemvIsa isa) {
-  switch (isa) {
-    case GemvIsa::Avx512:
-      return "avx512";
-    case GemvIsa::Avx2:
-      return "avx2";
-    case GemvIsa::Scalar:
-      break;
-  }
-  return "scalar";
-}
-
-bool gemv_isa_supported(GemvIsa isa) {
-  switch (isa) {
-    case GemvIsa::Avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-             __builtin_cpu_supports("fma") && cpu_supports_f16c();
-    case GemvIsa::Avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             cpu_supports_f16c();
-    case GemvIsa::Scalar:
-      break;
-  }
-  return true;
-}
-
-GemvIsa gemv_isa() {
-  static const GemvIsa isa = select_isa();
-  return isa;
-}
-
 void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act,
-                  GemvIsa isa) {
+                  Isa isa) {
   act.weight_type = weight_type;
   act.cols = cols;
   act.f32 = nullptr;
@@ -148,7 +99,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
-               int64_t row_end, GemvIsa isa) {
+               int64_t row_end, Isa isa) {
   check_activation(w, act);
   if (row_begin >= row_end) return;
   const GemvKernels& k = kernels_of(isa);
@@ -175,10 +126,10 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   }
 }
 
-bool gemv_batches(const MatrixView& w, GemvIsa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }
+bool gemv_batches(const MatrixView& w, Isa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }
 
 void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
-                     int64_t row_begin, int64_t row_end, GemvIsa isa) {
+                     int64_t row_begin, int64_t row_end, Isa isa) {
   if (acts.size() > kGemvMaxBatch)
     throw Error("gemv_rows_batch: " + std::to_string(acts.size()) + " activations, at most " +
                 std::to_string(kGemvMaxBatch));
@@ -200,9 +151,9 @@ RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads) {
   return {rows * thread / n_threads, rows * (thread + 1) / n_threads};
 }
 
-float read_sum(const float* data, size_t n, GemvIsa isa) { return kernels_of(isa).read_sum(data, n); }
+float read_sum(const float* data, size_t n, Isa isa) { return kernels_of(isa).read_sum(data, n); }
 
-void gemv(const MatrixView& w, const float* x, float* y, GemvIsa isa) {
+void gemv(const MatrixView& w, const float* x, float* y, Isa isa) {
   GemvActivation act;
   gemv_prepare(w.type, x, static_cast<size_t>(w.cols), act, isa);
 #pragma omp parallel

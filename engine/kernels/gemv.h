@@ -1,8 +1,8 @@
 #pragma once
 // Decode matrix-vector products: y[r] = dot(row r of w, x) for one token, the
-// memory-bound hot path of decoding. One kernel per weight format and ISA,
-// chosen once at startup (see gemv_isa()); the scalar kernels are the
-// reference the SIMD ones are tested against.
+// memory-bound hot path of decoding. One kernel per weight format and ISA
+// (selected_isa(), engine/util/isa.h, unless a call names one); the scalar
+// kernels are the reference the SIMD ones are tested against.
 //
 // Use: prepare x once per matmul (Q8_0/Q4_0 quantize it into BlockQ8Act), then
 // let each thread of the caller's parallel region compute its own rows:
@@ -15,31 +15,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
 #include "engine/util/aligned_vector.h"
+#include "engine/util/isa.h"
 
 namespace pdbench {
-
-enum class GemvIsa : uint8_t {
-  Scalar,  // plain C++: the reference
-  Avx2,    // AVX2 + FMA + F16C
-  Avx512,  // AVX-512 F/BW/VL + VNNI + F16C/FMA
-};
-
-// "scalar", "avx2", "avx512": the PDBENCH_ISA spellings, for sysinfo and fingerprints.
-std::string_view gemv_isa_name(GemvIsa isa);
-
-// Whether this CPU runs the kernels of `isa`.
-bool gemv_isa_supported(GemvIsa isa);
-
-// The ISA every call without an explicit one uses, selected on first call:
-// the best this CPU supports, or the one PDBENCH_ISA names when that is lower
-// (a higher one than the CPU has falls back to the best supported). Throws
-// Error on an unknown PDBENCH_ISA value.
-GemvIsa gemv_isa();
 
 // One 32-element block of an activation quantized for the integer kernels,
 // like ggml's q8_1: x[j] ~= d * qs[j], |qs[j]| <= 127 (never -128, which the
@@ -70,14 +52,14 @@ struct GemvActivation {
 // Reuses act's storage, so a decode loop that keeps one act allocates once.
 // Every ISA quantizes to the same bits.
 void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act,
-                  GemvIsa isa = gemv_isa());
+                  Isa isa = selected_isa());
 
 // y[r] = dot(row r of w, x) for r in [row_begin, row_end); y is indexed by the
 // absolute row, so threads writing disjoint ranges share one y. Throws Error
 // when act was prepared for another format, width or ISA, or w's row layout
 // has no kernel on `isa` (GemvMatrix makes the layout each ISA reads).
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
-               int64_t row_end, GemvIsa isa = gemv_isa());
+               int64_t row_end, Isa isa = selected_isa());
 
 // The most activations gemv_rows_batch reads the weights once for.
 inline constexpr size_t kGemvMaxBatch = 8;
@@ -85,14 +67,14 @@ inline constexpr size_t kGemvMaxBatch = 8;
 // Whether gemv_rows_batch reads w's weights once for the whole batch on
 // `isa` (a layout with a batch kernel: Q8_0 on AVX-512); otherwise it makes
 // one pass per activation, and a GEMM is the better tool for a batch.
-bool gemv_batches(const MatrixView& w, GemvIsa isa = gemv_isa());
+bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 
 // Several tokens' activations against the same rows, for small decode
 // batches: y[m * y_stride + r] = dot(row r of w, acts[m]) for r in
 // [row_begin, row_end) and m < acts.size() <= kGemvMaxBatch. The same
 // checks as gemv_rows; the same sums, to the rounding of their order.
 void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
-                     int64_t row_begin, int64_t row_end, GemvIsa isa = gemv_isa());
+                     int64_t row_begin, int64_t row_end, Isa isa = selected_isa());
 
 struct RowRange {
   int64_t begin;
@@ -107,10 +89,10 @@ RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads);
 // Sum of n floats, each read once with the ISA's widest loads and as many
 // accumulators as the gemv kernels: the memory-read roofline their bytes/s
 // are measured against (micro-benchmarks, sysinfo).
-float read_sum(const float* data, size_t n, GemvIsa isa = gemv_isa());
+float read_sum(const float* data, size_t n, Isa isa = selected_isa());
 
 // Convenience for tests and benchmarks: prepares x and computes every row in
 // one OpenMP parallel region of its own.
-void gemv(const MatrixView& w, const float* x, float* y, GemvIsa isa = gemv_isa());
+void gemv(const MatrixView& w, const float* x, float* y, Isa isa = selected_isa());
 
 }  // namespace pdbench

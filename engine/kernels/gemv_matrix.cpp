@@ -38,12 +38,12 @@ void regroup(const MatrixView& w, std::byte* out) {
 
 }  // namespace
 
-RowLayout gemv_layout(TensorType type, GemvIsa isa) {
+RowLayout gemv_layout(TensorType type, Isa isa) {
   const bool quantized = type == TensorType::Q8_0 || type == TensorType::Q4_0;
-  return isa == GemvIsa::Avx512 && quantized ? RowLayout::GroupedQuants : RowLayout::Blocks;
+  return isa == Isa::Avx512 && quantized ? RowLayout::GroupedQuants : RowLayout::Blocks;
 }
 
-GemvMatrix::GemvMatrix(const MatrixView& w, GemvIsa isa) : view_(w) {
+GemvMatrix::GemvMatrix(const MatrixView& w, Isa isa) : view_(w) {
   if (w.layout != RowLayout::Blocks) throw Error("GemvMatrix: expects a matrix as stored in the file");
   const RowLayout layout = gemv_layout(w.type, isa);
   if (layout == RowLayout::Blocks) return;

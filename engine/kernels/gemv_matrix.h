@@ -13,11 +13,11 @@
 namespace pdbench {
 
 // The layout gemv_rows reads fastest for `type` on `isa`.
-RowLayout gemv_layout(TensorType type, GemvIsa isa = gemv_isa());
+RowLayout gemv_layout(TensorType type, Isa isa = selected_isa());
 
 class GemvMatrix {
  public:
-  explicit GemvMatrix(const MatrixView& w, GemvIsa isa = gemv_isa());
+  explicit GemvMatrix(const MatrixView& w, Isa isa = selected_isa());
   // The view points into storage_, whose buffer a move keeps; a copy would not.
   GemvMatrix(GemvMatrix&&) = default;
   GemvMatrix& operator=(GemvMatrix&&) = default;

@@ -7,15 +7,15 @@
 #include <span>
 #include <vector>
 
-#include "engine/attention/attention_isa.h"
 #include "engine/attention/paged_kv_cache.h"
+#include "engine/util/isa.h"
 
 namespace pdbench::test {
 
 // Scalar, and AVX-512 where the CPU has it.
-inline std::vector<AttentionIsa> attention_isas() {
-  std::vector<AttentionIsa> all{AttentionIsa::Scalar};
-  if (attention_isa_supported(AttentionIsa::Avx512)) all.push_back(AttentionIsa::Avx512);
+inline std::vector<Isa> attention_isas() {
+  std::vector<Isa> all{Isa::Scalar};
+  if (isa_supported(Isa::Avx512)) all.push_back(Isa::Avx512);
   return all;
 }
 

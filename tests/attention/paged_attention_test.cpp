@@ -77,7 +77,7 @@ std::vector<float> ref_paged(const Caches& c, const float* q, size_t layer, size
 }
 
 std::vector<float> decode(const Caches& c, const float* q, size_t layer, size_t n_ctx,
-                          const ref::AttentionShape& shape, AttentionIsa isa) {
+                          const ref::AttentionShape& shape, Isa isa) {
   AttentionPartial scratch;
   std::vector<float> out(shape.n_heads * shape.head_dim);
   paged_attention_decode(q, c.paged, c.seq, layer, n_ctx, shape, scratch, out.data(), isa);
@@ -105,8 +105,8 @@ float element_bound(KvType type, const float* x, size_t head_dim, size_t i) {
 
 // Whether the decode kernel of `isa` rounds the query to int8 per group of
 // 32 (decode_attention.h): AVX-512 against q8_0 keys of such groups.
-bool rounds_query(AttentionIsa isa, KvType k_type, size_t head_dim) {
-  return isa == AttentionIsa::Avx512 && k_type == KvType::Q8_0 && head_dim % 32 == 0;
+bool rounds_query(Isa isa, KvType k_type, size_t head_dim) {
+  return isa == Isa::Avx512 && k_type == KvType::Q8_0 && head_dim % 32 == 0;
 }
 
 // The most that rounding q[i] to int8 moves it: half a step of max|q| / 127
@@ -189,9 +189,9 @@ TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
                 << " " << what << " element " << i;
         };
         check(ref_paged(c, q.data(), 1, n_ctx, shape), false, "reference");
-        for (AttentionIsa isa : test::attention_isas())
+        for (Isa isa : test::attention_isas())
           check(decode(c, q.data(), 1, n_ctx, shape, isa),
-                rounds_query(isa, k_type, shape.head_dim), attention_isa_name(isa).data());
+                rounds_query(isa, k_type, shape.head_dim), isa_name(isa).data());
       }
 }
 
@@ -207,14 +207,14 @@ TEST(PagedAttention, DecodeKernelsMatchTheReference) {
         const auto q = query(shape, static_cast<uint32_t>(n));
         const auto expected = ref_paged(c, q.data(), 0, n, shape);
         const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
-        for (AttentionIsa isa : test::attention_isas()) {
+        for (Isa isa : test::attention_isas()) {
           std::vector<float> bounds(shape.n_heads, 1e-5f * vmax);
           if (rounds_query(isa, type, shape.head_dim))
             bounds = output_bounds(c, q.data(), 0, n, shape, {false, true});
           const auto out = decode(c, q.data(), 0, n, shape, isa);
           for (size_t i = 0; i < out.size(); ++i)
             ASSERT_NEAR(out[i], expected[i], bounds[i / shape.head_dim])
-                << name(shape) << " " << kv_type_name(type) << " " << attention_isa_name(isa)
+                << name(shape) << " " << kv_type_name(type) << " " << isa_name(isa)
                 << " n " << n;
         }
       }
@@ -230,7 +230,7 @@ TEST(PagedAttention, SplitRangesMergeToTheUnsplitResult) {
   for (KvType type : {KvType::F32, KvType::Q8_0}) {
     const Caches c(shape, n_ctx, type, type);
     const auto q = query(shape, 9);
-    for (AttentionIsa isa : test::attention_isas()) {
+    for (Isa isa : test::attention_isas()) {
       const auto whole = decode(c, q.data(), 1, n_ctx, shape, isa);
       // Uneven ranges, one not block-aligned and one empty, as threads get them.
       const size_t cuts[] = {0, 37, 37, 600, 1000};
@@ -241,7 +241,7 @@ TEST(PagedAttention, SplitRangesMergeToTheUnsplitResult) {
       merge_attention(parts, shape, merged.data());
       for (size_t i = 0; i < whole.size(); ++i)
         ASSERT_NEAR(merged[i], whole[i], 1e-6f * vmax)
-            << kv_type_name(type) << " " << attention_isa_name(isa);
+            << kv_type_name(type) << " " << isa_name(isa);
     }
   }
 }

@@ -98,7 +98,7 @@ TEST(PrefillAttention, MatchesThePerPositionReference) {
         QueryChunk chunk{blocks_of_16.ids[0], c.first_pos, c.n_queries, q.data(), out.data()};
         const auto expected = reference(blocks_of_16, chunk, width, shape);  // same K/V in both
         for (const Sequences* s : {&blocks_of_16, &blocks_of_7})
-          for (AttentionIsa isa : test::attention_isas()) {
+          for (Isa isa : test::attention_isas()) {
             std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
             chunk.seq = s->ids[0];
             paged_attention_prefill(std::span(&chunk, 1), width, width, s->cache, kLayer, shape,
@@ -106,7 +106,7 @@ TEST(PrefillAttention, MatchesThePerPositionReference) {
             expect_near(chunk, width, expected,
                         name(shape, type) + " block " +
                             std::to_string(s->cache.pool().block_tokens()) + " " +
-                            std::string(attention_isa_name(isa)) + " chunk at " +
+                            std::string(isa_name(isa)) + " chunk at " +
                             std::to_string(c.first_pos));
           }
       }
@@ -127,7 +127,7 @@ TEST(PrefillAttention, ChunksOfSeveralSequencesInOneCall) {
                                          {s.ids[1], 0, 50, nullptr, nullptr},
                                          {s.ids[2], 9, 1, nullptr, nullptr}};
     const auto q = test::random_normal(88 * q_stride, 7);
-    for (AttentionIsa isa : test::attention_isas()) {
+    for (Isa isa : test::attention_isas()) {
       std::vector<float> out(88 * out_stride, std::numeric_limits<float>::quiet_NaN());
       std::vector<QueryChunk> chunks = layout;
       for (size_t c = 0, row = 0; c < chunks.size(); row += chunks[c++].n_queries) {
@@ -136,7 +136,7 @@ TEST(PrefillAttention, ChunksOfSeveralSequencesInOneCall) {
       }
       paged_attention_prefill(chunks, q_stride, out_stride, s.cache, kLayer, shape, isa);
       const std::string what =
-          std::string(kv_type_name(type)) + " " + std::string(attention_isa_name(isa));
+          std::string(kv_type_name(type)) + " " + std::string(isa_name(isa));
       for (size_t c = 0; c < 2; ++c)
         expect_near(chunks[c], out_stride, reference(s, chunks[c], q_stride, shape),
                     what + " chunk " + std::to_string(c));

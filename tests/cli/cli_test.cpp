@@ -73,6 +73,29 @@ TEST(Cli, GenerateJsonHasIdsTextAndTimings) {
   EXPECT_NE(ref["text"].get<std::string>().find(j["text"].get<std::string>()), std::string::npos);
 }
 
+// PDBENCH_ISA=scalar runs every kernel family's reference, attention
+// included, and the greedy run still matches llama2c; a name that is no ISA
+// is an error naming the variable.
+TEST(Cli, PdbenchIsaPicksTheKernelsAndRejectsUnknownNames) {
+  const auto ref = test::read_jsonl(test::data_path("stories260K-reference/greedy.jsonl"))[1];
+  const std::string generate = "generate -m " + quote(test::model_path("stories260K.gguf")) + " -p " +
+                               quote(ref["prompt"].get<std::string>()) + " -n 32 --temp 0 --json";
+  {
+    test::ScopedEnv isa("PDBENCH_ISA", "scalar");
+    const CommandResult r = pdbench(generate);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto ids = nlohmann::json::parse(r.out)["ids"];
+    const auto& want = ref["ids"];
+    ASSERT_EQ(ids.size(), 32u);
+    const size_t first = ref["prompt_ids"].size();
+    for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], want[first + i]) << "token " << i;
+  }
+  test::ScopedEnv isa("PDBENCH_ISA", "sse2");
+  const CommandResult r = pdbench(generate);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("PDBENCH_ISA=sse2"), std::string::npos) << r.err;
+}
+
 TEST(Cli, TokenizeIdsFromGgufAndTokenizerBin) {
   const std::string text = "Hello, world!";
   const std::string want = "346 306 414 432 263 304 341 443\n";  // tok512-llama2c.jsonl

@@ -13,13 +13,6 @@
 namespace pdbench {
 namespace {
 
-std::vector<GemvIsa> supported_isas() {
-  std::vector<GemvIsa> isas;
-  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
-    if (gemv_isa_supported(isa)) isas.push_back(isa);
-  return isas;
-}
-
 std::vector<float> random_floats(size_t n, float spread, uint32_t seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> normal(0.0f, spread);
@@ -32,15 +25,15 @@ std::vector<float> random_floats(size_t n, float spread, uint32_t seed) {
 // vector of 16 at the end.
 template <typename Fn>
 void for_each_isa_and_width(Fn fn) {
-  for (GemvIsa isa : supported_isas())
+  for (Isa isa : supported_isas())
     for (size_t n : {1, 15, 16, 17, 33, 576, 2048, 8197}) {
-      SCOPED_TRACE(std::string(gemv_isa_name(isa)) + " n=" + std::to_string(n));
+      SCOPED_TRACE(std::string(isa_name(isa)) + " n=" + std::to_string(n));
       fn(isa, n);
     }
 }
 
 TEST(Activation, RmsnormMatchesReference) {
-  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+  for_each_isa_and_width([](Isa isa, size_t n) {
     const auto x = random_floats(n, 3.0f, 1), weight = random_floats(n, 1.0f, 2);
     std::vector<float> fast(n), ref(n);
     rmsnorm(fast.data(), x.data(), weight.data(), n, 1e-5f, isa);
@@ -63,7 +56,7 @@ std::pair<std::vector<float>, std::vector<float>> in_place(size_t n, float sprea
 }
 
 TEST(Activation, SwigluMatchesReference) {
-  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+  for_each_isa_and_width([](Isa isa, size_t n) {
     const auto [fast, ref] = in_place(
         n, 4.0f, [isa](float* gate, const float* up, size_t k) { swiglu(gate, up, k, isa); }, ref::swiglu);
     // exp within about 1 ulp, then the reference's divide and products.
@@ -72,7 +65,7 @@ TEST(Activation, SwigluMatchesReference) {
 }
 
 TEST(Activation, AddIsTheReferenceSum) {
-  for_each_isa_and_width([](GemvIsa isa, size_t n) {
+  for_each_isa_and_width([](Isa isa, size_t n) {
     const auto [fast, ref] =
         in_place(n, 1.0f, [isa](float* a, const float* b, size_t k) { add(a, b, k, isa); }, ref::add);
     EXPECT_EQ(fast, ref);  // one rounding per element either way
@@ -86,8 +79,8 @@ TEST(Activation, SwigluAtTheEndsOfExpsRange) {
   const std::vector<float> ends{0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 87.0f, -87.0f, 88.5f, -88.5f,
                                 89.0f, -89.0f, 104.0f, -104.0f, 1e30f, -1e30f, inf, std::nanf("")};
   const std::vector<float> up(ends.size(), 1.5f);
-  for (GemvIsa isa : supported_isas()) {
-    SCOPED_TRACE(gemv_isa_name(isa));
+  for (Isa isa : supported_isas()) {
+    SCOPED_TRACE(isa_name(isa));
     auto gate = ends, ref_gate = ends;
     swiglu(gate.data(), up.data(), gate.size(), isa);
     ref::swiglu(ref_gate.data(), up.data(), ref_gate.size());

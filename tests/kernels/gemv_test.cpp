@@ -90,22 +90,15 @@ float error_bound(const Weights& w, int64_t r, const float* x, const GemvActivat
   return static_cast<float>(8 * sqrt_n_u * abs_dot + activation_error);
 }
 
-std::vector<GemvIsa> supported_isas() {
-  std::vector<GemvIsa> isas;
-  for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512})
-    if (gemv_isa_supported(isa)) isas.push_back(isa);
-  return isas;
-}
-
 constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16,
                                  TensorType::Q8_0, TensorType::Q4_0};
 
-class GemvTest : public ::testing::TestWithParam<std::tuple<GemvIsa, TensorType>> {
+class GemvTest : public ::testing::TestWithParam<std::tuple<Isa, TensorType>> {
  protected:
   void SetUp() override {
-    if (!gemv_isa_supported(isa())) GTEST_SKIP() << gemv_isa_name(isa()) << " not supported here";
+    if (!isa_supported(isa())) GTEST_SKIP() << isa_name(isa()) << " not supported here";
   }
-  GemvIsa isa() const { return std::get<0>(GetParam()); }
+  Isa isa() const { return std::get<0>(GetParam()); }
   TensorType type() const { return std::get<1>(GetParam()); }
 
   // Widths: whole 32-blocks (an odd count, 18, exercises the single-block
@@ -149,7 +142,7 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
   GemvActivation act;
   gemv_prepare(type(), x.data(), 2048, act);
   std::vector<float> expected(9), y(9);
-  gemv_rows(w.view, act, expected.data(), 0, 9, GemvIsa::Scalar);
+  gemv_rows(w.view, act, expected.data(), 0, 9, Isa::Scalar);
   gemv_rows(w.view, act, y.data(), 0, 9, isa());
   for (size_t r = 0; r < 9; ++r) {
     double abs_dot = 0.0;
@@ -172,20 +165,20 @@ TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
     const Weights w = random_weights(type(), kRows, cols, seed++);
     const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
-    const GemvMatrix regrouped(w.view, GemvIsa::Avx512);
+    const GemvMatrix regrouped(w.view, Isa::Avx512);
     ASSERT_EQ(regrouped.view().layout, RowLayout::GroupedQuants);
     ASSERT_EQ(regrouped.copied_bytes(), w.view.bytes());
     GemvActivation act;
     gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
     std::vector<float> expected(kRows), y(kRows);
-    gemv_rows(w.view, act, expected.data(), 0, kRows, GemvIsa::Scalar);
-    if (isa() == GemvIsa::Avx2) {
+    gemv_rows(w.view, act, expected.data(), 0, kRows, Isa::Scalar);
+    if (isa() == Isa::Avx2) {
       EXPECT_THROW(gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa()), Error);
       continue;
     }
     gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa());
     for (size_t r = 0; r < kRows; ++r) {
-      if (isa() == GemvIsa::Scalar) {
+      if (isa() == Isa::Scalar) {
         EXPECT_EQ(y[r], expected[r]) << "row " << r;
         continue;
       }
@@ -199,10 +192,10 @@ TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
 
 TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
   for (TensorType type : kTypes)
-    for (GemvIsa isa : {GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512}) {
+    for (Isa isa : kAllIsas) {
       const Weights w = random_weights(type, 3, 64, 1);
       const GemvMatrix m(w.view, isa);
-      const bool regrouped = is_quantized(type) && isa == GemvIsa::Avx512;
+      const bool regrouped = is_quantized(type) && isa == Isa::Avx512;
       const RowLayout expected = regrouped ? RowLayout::GroupedQuants : RowLayout::Blocks;
       EXPECT_EQ(m.view().layout, expected);
       EXPECT_EQ(gemv_layout(type, isa), expected);
@@ -278,19 +271,19 @@ TEST_P(GemvTest, ThreadedConvenienceEqualsOneRange) {
   EXPECT_EQ(threaded, one_range);  // rows are independent: same kernel, same bits
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::tuple<GemvIsa, TensorType>>& p) {
-  return std::string(gemv_isa_name(std::get<0>(p.param))) + "_" +
+std::string param_name(const ::testing::TestParamInfo<std::tuple<Isa, TensorType>>& p) {
+  return std::string(isa_name(std::get<0>(p.param))) + "_" +
          std::string(traits(std::get<1>(p.param)).name);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     EveryIsaAndFormat, GemvTest,
-    ::testing::Combine(::testing::Values(GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512),
+    ::testing::Combine(::testing::ValuesIn(kAllIsas),
                        ::testing::ValuesIn(kTypes)),
     param_name);
 INSTANTIATE_TEST_SUITE_P(
     EveryIsaAndIntegerFormat, GemvQuantTest,
-    ::testing::Combine(::testing::Values(GemvIsa::Scalar, GemvIsa::Avx2, GemvIsa::Avx512),
+    ::testing::Combine(::testing::ValuesIn(kAllIsas),
                        ::testing::Values(TensorType::Q8_0, TensorType::Q4_0)),
     param_name);
 
@@ -302,12 +295,12 @@ TEST(Gemv, Q8_0WeightMinus128TimesNegativeActivationIsExact) {
   const MatrixView w{TensorType::Q8_0, 1, 32, reinterpret_cast<const std::byte*>(&block)};
   std::vector<float> x(32, -1.0f);
   x[3] = 1.0f;
-  for (GemvIsa isa : supported_isas()) {
+  for (Isa isa : supported_isas()) {
     float y = 0.0f;
     gemv(w, x.data(), &y, isa);
     // -128 * (31 * -1 + 1): x is exactly +-d * 127 with d = 1 / 127, up to
     // the rounding of d and of the scaling.
-    EXPECT_NEAR(y, 3840.0f, 3840.0f * 1e-6f) << gemv_isa_name(isa);
+    EXPECT_NEAR(y, 3840.0f, 3840.0f * 1e-6f) << isa_name(isa);
   }
 }
 
@@ -320,7 +313,7 @@ TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
   x[66] = 3.5f;
   x[67] = -0.5f;
   GemvActivation scalar;
-  gemv_prepare(TensorType::Q4_0, x.data(), 96, scalar, GemvIsa::Scalar);
+  gemv_prepare(TensorType::Q4_0, x.data(), 96, scalar, Isa::Scalar);
   ASSERT_EQ(scalar.q8.size(), 3u);
   for (size_t b = 0; b < 3; ++b) {
     int32_t sum = 0;
@@ -337,10 +330,10 @@ TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
   EXPECT_EQ(scalar.q8[2].qs[1], 2);
   EXPECT_EQ(scalar.q8[2].qs[2], 4);
   EXPECT_EQ(scalar.q8[2].qs[3], 0);
-  for (GemvIsa isa : supported_isas()) {
+  for (Isa isa : supported_isas()) {
     GemvActivation act;
     gemv_prepare(TensorType::Q4_0, x.data(), 96, act, isa);
-    EXPECT_EQ(std::memcmp(act.q8.data(), scalar.q8.data(), 3 * sizeof(BlockQ8Act)), 0) << gemv_isa_name(isa);
+    EXPECT_EQ(std::memcmp(act.q8.data(), scalar.q8.data(), 3 * sizeof(BlockQ8Act)), 0) << isa_name(isa);
   }
 }
 
@@ -367,13 +360,6 @@ TEST(Gemv, ThreadRowsCoverEveryRowOnce) {
       }
       EXPECT_EQ(next, rows);
     }
-}
-
-TEST(Gemv, SelectedIsaIsSupportedAndNamed) {
-  EXPECT_TRUE(gemv_isa_supported(gemv_isa()));
-  EXPECT_EQ(gemv_isa_name(GemvIsa::Avx512), "avx512");
-  EXPECT_EQ(gemv_isa_name(GemvIsa::Avx2), "avx2");
-  EXPECT_EQ(gemv_isa_name(GemvIsa::Scalar), "scalar");
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+#pragma once
+// The instruction sets the kernels are built for, and the one switch that
+// picks among them for every kernel family: decode GEMV, the activation
+// kernels and attention. Each *_<isa>.cpp file is the only one compiled
+// with its ISA's flags; a family with no kernels of the selected ISA runs
+// its best one below it (attention has scalar and AVX-512 only, so under
+// AVX2 it runs scalar).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace pdbench {
+
+enum class Isa : uint8_t {
+  Scalar,  // plain C++: the reference
+  Avx2,    // AVX2 + FMA + F16C
+  Avx512,  // AVX-512 F/BW/VL + VNNI + FMA + F16C
+};
+
+inline constexpr Isa kAllIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512};
+
+// "scalar", "avx2", "avx512": the PDBENCH_ISA spellings, for sysinfo and fingerprints.
+std::string_view isa_name(Isa isa);
+
+// Whether this CPU runs the kernels of `isa`.
+bool isa_supported(Isa isa);
+// The ISAs of kAllIsas this CPU runs, lowest first.
+std::vector<Isa> supported_isas();
+
+// An Error saying `who` cannot run on `isa` unless this CPU runs it.
+void require_isa(Isa isa, std::string_view who);
+
+// The ISA for PDBENCH_ISA = `forced` on this CPU: the best it supports when
+// forced is null or empty, else the named one, or the best supported when
+// the CPU lacks it. Throws Error on a name that is none of kAllIsas.
+Isa isa_for(const char* forced);
+
+// isa_for(PDBENCH_ISA), read on first call: the ISA of every kernel call
+// that names none.
+Isa selected_isa();
+
+}  // namespace pdbench
