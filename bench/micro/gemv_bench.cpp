@@ -81,7 +81,7 @@ const MatrixCopies& matrix_copies(TensorType type, RowLayout layout, const Shape
     quantize_row(type, row.data(), rows.data() + r * stride, cols);
   }
   if (layout != RowLayout::Blocks) {
-    const GemvMatrix regrouped({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()}, Isa::Avx512);
+    const GemvMatrix regrouped({type, static_cast<int64_t>(kDistinctRows), shape.cols, rows.data()});
     std::memcpy(rows.data(), regrouped.view().data, rows.size());
   }
   cached.type = type;
@@ -188,25 +188,23 @@ void BM_gemv_prepare_q8(benchmark::State& state) {
 
 const bool registered = [] {
   const int all_threads = omp_get_max_threads();
-  // "<type>_grouped": the rows the selected ISA reads for that type when it
-  // regroups them (gemv_layout), next to the file's rows.
-  for (TensorType type : kTypes)
-    for (RowLayout layout : {RowLayout::Blocks, gemv_layout(type)}) {
-      const bool file_rows = layout == RowLayout::Blocks;
-      if (!file_rows && gemv_layout(type) == RowLayout::Blocks) continue;
-      const std::string format = std::string(traits(type).name) + (file_rows ? "" : "_grouped");
-      for (const Shape& shape : kShapes) {
-        const std::string name = "BM_gemv/" + format + "/" + shape.name;
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);
-        b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
-        if (all_threads > 1) b->Arg(all_threads);
-        if (file_rows || !gemv_batches(MatrixView{type, 1, 32, nullptr, layout})) continue;
-        const std::string batch_name = "BM_gemv_batch/" + format + "/" + shape.name;
-        auto* batch = benchmark::RegisterBenchmark(batch_name.c_str(), BM_gemv_batch, type, layout, shape);
-        batch->ArgNames({"batch", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
-        for (int64_t m : {1, 2, 4, 8}) batch->Args({m, 1})->Args({m, all_threads});
-      }
+  // "<type>_grouped": the selected ISA reads that type's rows regrouped
+  // (gemv_layout), as the engine does.
+  for (TensorType type : kTypes) {
+    const RowLayout layout = gemv_layout(type);
+    const std::string format = std::string(traits(type).name) + (layout == RowLayout::Blocks ? "" : "_grouped");
+    for (const Shape& shape : kShapes) {
+      const std::string name = "BM_gemv/" + format + "/" + shape.name;
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);
+      b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
+      if (all_threads > 1) b->Arg(all_threads);
+      if (!gemv_batches(MatrixView{type, 1, 32, nullptr, layout})) continue;
+      const std::string batch_name = "BM_gemv_batch/" + format + "/" + shape.name;
+      auto* batch = benchmark::RegisterBenchmark(batch_name.c_str(), BM_gemv_batch, type, layout, shape);
+      batch->ArgNames({"batch", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+      for (int64_t m : {1, 2, 4, 8}) batch->Args({m, 1})->Args({m, all_threads});
     }
+  }
   auto* read = benchmark::RegisterBenchmark("BM_read_bandwidth", BM_read_bandwidth);
   read->ArgName("threads")->UseRealTime()->Unit(benchmark::kMillisecond)->Arg(1);
   if (all_threads > 1) read->Arg(all_threads);

@@ -71,6 +71,14 @@ gemv_detail::BatchGemv grouped_kernel(Isa isa, const MatrixView& w) {
   return kernel;
 }
 
+// An ISA without a kernel for a format's rows as stored reads them regrouped.
+gemv_detail::QuantGemv file_rows_kernel(gemv_detail::QuantGemv kernel, Isa isa, const MatrixView& w) {
+  if (kernel == nullptr)
+    throw Error("gemv_rows: no " + std::string(isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
+                " rows as stored in the file (GemvMatrix regroups them)");
+  return kernel;
+}
+
 void check_activation(const MatrixView& w, const GemvActivation& act) {
   if (act.weight_type != w.type || act.cols != static_cast<size_t>(w.cols))
     throw Error("gemv_rows: activation prepared for " + std::string(traits(act.weight_type).name) + " x " +
@@ -120,9 +128,9 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
     case TensorType::BF16:
       return k.bf16(first, stride, cols, act.f32, out, n);
     case TensorType::Q8_0:
-      return k.q8_0(first, stride, cols, act.q8.data(), out, n);
+      return file_rows_kernel(k.q8_0, isa, w)(first, stride, cols, act.q8.data(), out, n);
     case TensorType::Q4_0:
-      return k.q4_0(first, stride, cols, act.q8.data(), out, n);
+      return file_rows_kernel(k.q4_0, isa, w)(first, stride, cols, act.q8.data(), out, n);
   }
 }
 

@@ -11,7 +11,6 @@
 #pragma GCC diagnostic pop
 
 #include <cstdint>
-#include <cstring>
 
 #include "engine/kernels/gemv_isa.h"
 
@@ -31,12 +30,6 @@ constexpr size_t kPrefetchBytes = 4096;
 void prefetch_ahead(const void* p, size_t bytes) {
   for (size_t line = 0; line < bytes; line += 64)
     _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes + line, _MM_HINT_T0);
-}
-
-float f16_scale(const std::byte* block) {
-  uint16_t h;
-  std::memcpy(&h, block, sizeof(h));
-  return _cvtsh_ss(h);
 }
 
 // Loaders: 16 stored elements to f32, and the first `count` of 16 (masked
@@ -101,108 +94,6 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, 
                              _mm512_maskz_loadu_ps(first, x + c), acc1);
     }
     y[r] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
-  }
-}
-
-__m512i load_two(const void* lo, const void* hi) {
-  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(static_cast<const __m256i*>(lo))),
-                            _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
-}
-
-// Scales of two blocks whose dot products sit in lanes 0-7 and 8-15.
-__m512 two_scales(float lo, float hi) {
-  return _mm512_mask_mov_ps(_mm512_set1_ps(lo), 0xff00, _mm512_set1_ps(hi));
-}
-
-// One block on the 256-bit half of the unit, for an odd block count.
-__m512 widen_block(__m256i dot, float scale) {
-  return _mm512_zextps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(scale)));
-}
-
-// vpdpbusd multiplies u8 by s8. Q8_0 is s8 x s8, so the sign trick: |w| as
-// u8 times x with w's sign (x negated where w < 0, by a masked subtract).
-// Exact for every w in [-128, 127] (|-128| = 128 as u8) because x is never
-// -128. The alternative, an offset ((x + 128) as u8 times w, minus 128 sum w),
-// needs sum w of every weight block: a second vpdpbusd per row and block.
-__m512i dot_q8_0(__m512i q, __m512i xq) {
-  const __m512i x_signed = _mm512_mask_sub_epi8(xq, _mm512_movepi8_mask(q), _mm512_setzero_si512(), xq);
-  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(q), x_signed);
-}
-
-// Two blocks per zmm (32 bytes each), lanes 0-7 the first block's partial sums.
-__m512 q8_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
-  const __m512i q = load_two(block + 2, block + sizeof(BlockQ8_0) + 2);
-  const __m512i dot = dot_q8_0(q, load_two(x[0].qs, x[1].qs));
-  const __m512 scale = two_scales(f16_scale(block) * x[0].d, f16_scale(block + sizeof(BlockQ8_0)) * x[1].d);
-  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
-}
-
-// dot_q8_0 on one block, the 256-bit half of the unit.
-__m256i dot_q8_0_block(const void* quants, const int8_t* xq) {
-  const __m256i q = _mm256_loadu_si256(static_cast<const __m256i*>(quants));
-  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
-  const __m256i x_signed = _mm256_mask_sub_epi8(x, _mm256_movepi8_mask(q), _mm256_setzero_si256(), x);
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(q), x_signed);
-}
-
-__m512 q8_0_single(const std::byte* block, const BlockQ8Act& x) {
-  return widen_block(dot_q8_0_block(block + 2, x.qs), f16_scale(block) * x.d);
-}
-
-// Q4_0 nibbles are u8 in [0, 15], so vpdpbusd takes them as they are; the
-// offset of 8 comes in through the accumulator's start value: -sum x in each
-// of a block's 8 lanes is -8 sum x, and sum (q - 8) x = sum q x - 8 sum x.
-// Two blocks' 16 packed bytes go to 128-bit lanes [b0, b0, b1, b1]; lanes 1
-// and 3 shift right by 4, so after masking the nibbles the weights are in
-// order: b0's 0..15 (low nibbles), b0's 16..31 (high), then b1's.
-__m512 q4_0_pair(const std::byte* block, const BlockQ8Act* x, __m512 acc) {
-  const __m256i packed = _mm256_set_m128i(
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + sizeof(BlockQ4_0) + 2)),
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2)));
-  const __m512i spread = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 0, 1, 2, 3, 2, 3),
-                                                  _mm512_castsi256_si512(packed));
-  const __m512i q = _mm512_and_si512(_mm512_mask_srli_epi16(spread, 0xff00ff00, spread, 4),
-                                     _mm512_set1_epi8(0x0f));
-  const __m512i offset = _mm512_mask_set1_epi32(_mm512_set1_epi32(-x[0].sum), 0xff00, -x[1].sum);
-  const __m512i dot = _mm512_dpbusd_epi32(offset, q, load_two(x[0].qs, x[1].qs));
-  const __m512 scale = two_scales(f16_scale(block) * x[0].d, f16_scale(block + sizeof(BlockQ4_0)) * x[1].d);
-  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, acc);
-}
-
-// One block's 16 bytes as its 32 weights in order (low nibbles, then high).
-__m256i unpack_q4_0_block(const void* quants) {
-  const __m128i packed = _mm_loadu_si128(static_cast<const __m128i*>(quants));
-  return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0x0f));
-}
-
-__m512 q4_0_single(const std::byte* block, const BlockQ8Act& x) {
-  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  return widen_block(_mm256_dpbusd_epi32(_mm256_set1_epi32(-x.sum), unpack_q4_0_block(block + 2), xq),
-                     f16_scale(block) * x.d);
-}
-
-// Four blocks per step into two accumulators, so consecutive pairs' FMAs do
-// not wait on each other.
-template <typename Block, __m512 (*Pair)(const std::byte*, const BlockQ8Act*, __m512),
-          __m512 (*Single)(const std::byte*, const BlockQ8Act&)>
-void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
-                size_t n_rows) {
-  const size_t n_blocks = cols / 32;
-  for (size_t r = 0; r < n_rows; ++r) {
-    const std::byte* row = w + r * stride;
-    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-    size_t b = 0;
-    for (; b + 4 <= n_blocks; b += 4) {
-      prefetch_ahead(row + b * sizeof(Block), 4 * sizeof(Block));
-      acc0 = Pair(row + b * sizeof(Block), x + b, acc0);
-      acc1 = Pair(row + (b + 2) * sizeof(Block), x + b + 2, acc1);
-    }
-    if (b + 2 <= n_blocks) {
-      acc0 = Pair(row + b * sizeof(Block), x + b, acc0);
-      b += 2;
-    }
-    if (b < n_blocks) acc1 = _mm512_add_ps(acc1, Single(row + b * sizeof(Block), x[b]));
-    y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
   }
 }
 
@@ -382,8 +273,9 @@ const GemvKernels kAvx512Kernels{
     .f32 = gemv_float<F32>,
     .f16 = gemv_float<F16>,
     .bf16 = gemv_float<BF16>,
-    .q8_0 = gemv_quant<BlockQ8_0, q8_0_pair, q8_0_single>,
-    .q4_0 = gemv_quant<BlockQ4_0, q4_0_pair, q4_0_single>,
+    // Q8_0/Q4_0 rows are read regrouped only (GemvMatrix copies them at load).
+    .q8_0 = nullptr,
+    .q4_0 = nullptr,
     .q8_0_grouped = gemv_grouped_batch<GroupedQ8_0>,
     .q4_0_grouped = gemv_grouped_batch<GroupedQ4_0>,
     .read_sum = read_sum,

@@ -51,7 +51,7 @@ struct GemvKernels {
   FloatGemv f32;
   FloatGemv f16;
   FloatGemv bf16;
-  QuantGemv q8_0;
+  QuantGemv q8_0;  // null for AVX-512, which reads them regrouped only
   QuantGemv q4_0;
   // RowLayout::GroupedQuants rows (gemv_layout): the scalar reference and
   // AVX-512; null for AVX2, which reads the file's.
