@@ -30,41 +30,41 @@ const GemvKernels& kernels_of(Isa isa) {
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
 
-// act.q8 rearranged as gemv_detail::SplitActivation describes: groups of
+// act.q8 rearranged as gemv_detail::GroupedActivation describes: groups of
 // 16 blocks, zero-padded, 4 bytes of each block per chunk.
 void prepare_grouped(GemvActivation& act) {
   constexpr size_t kGroup = 16;
   const int32_t unsigned_shift = act.weight_type == TensorType::Q8_0 ? 128 : 8;
   const size_t n_blocks = act.q8.size();
   const size_t padded = (n_blocks + kGroup - 1) / kGroup * kGroup;
-  act.split_qs.assign(32 * padded, 0);
-  act.split_d.assign(padded, 0.0f);
-  act.split_offsets.assign(padded, 0);
+  act.grouped_qs.assign(32 * padded, 0);
+  act.grouped_d.assign(padded, 0.0f);
+  act.grouped_offsets.assign(padded, 0);
   for (size_t b = 0; b < n_blocks; ++b) {
     const size_t group = b / kGroup, lane = b % kGroup;
     for (size_t k = 0; k < 8; ++k)
-      std::memcpy(&act.split_qs[32 * kGroup * group + 64 * k + 4 * lane], act.q8[b].qs + 4 * k, 4);
-    act.split_d[b] = act.q8[b].d;
-    act.split_offsets[b] = -unsigned_shift * act.q8[b].sum;
+      std::memcpy(&act.grouped_qs[32 * kGroup * group + 64 * k + 4 * lane], act.q8[b].qs + 4 * k, 4);
+    act.grouped_d[b] = act.q8[b].d;
+    act.grouped_offsets[b] = -unsigned_shift * act.q8[b].sum;
   }
 }
 
 // The scalar reference reads act.q8; the SIMD kernels read its rearranged copy.
-gemv_detail::SplitActivation split_activation(Isa isa, const GemvActivation& act) {
-  if (isa != Isa::Scalar && act.split_d.empty() && !act.q8.empty())
+gemv_detail::GroupedActivation grouped_activation(Isa isa, const GemvActivation& act) {
+  if (isa != Isa::Scalar && act.grouped_d.empty() && !act.q8.empty())
     throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(isa_name(isa)));
-  return {act.q8.data(), act.split_qs.data(), act.split_d.data(), act.split_offsets.data()};
+  return {act.q8.data(), act.grouped_qs.data(), act.grouped_d.data(), act.grouped_offsets.data()};
 }
 
 // The kernel of w's type for RowLayout::GroupedQuants rows, or null.
-gemv_detail::BatchGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
+gemv_detail::GroupedGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
   const GemvKernels& k = kernels_of(isa);
   if (w.layout != RowLayout::GroupedQuants) return nullptr;
   return w.type == TensorType::Q8_0 ? k.q8_0_grouped : w.type == TensorType::Q4_0 ? k.q4_0_grouped : nullptr;
 }
 
-gemv_detail::BatchGemv grouped_kernel(Isa isa, const MatrixView& w) {
-  const gemv_detail::BatchGemv kernel = grouped_kernel_or_null(isa, w);
+gemv_detail::GroupedGemv grouped_kernel(Isa isa, const MatrixView& w) {
+  const gemv_detail::GroupedGemv kernel = grouped_kernel_or_null(isa, w);
   if (kernel == nullptr)
     throw Error("gemv_rows: no " + std::string(isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
                 " rows with grouped quants");
@@ -94,7 +94,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
   act.cols = cols;
   act.f32 = nullptr;
   act.q8.clear();
-  act.split_d.clear();  // what split_activation checks
+  act.grouped_d.clear();  // what grouped_activation checks
   if (!is_quantized(weight_type)) {
     act.f32 = x;
     return;
@@ -117,7 +117,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   const auto n = static_cast<size_t>(row_end - row_begin);
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
-    const gemv_detail::SplitActivation x = split_activation(isa, act);
+    const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
     return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n);
   }
   switch (w.type) {
@@ -145,10 +145,10 @@ void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, 
     for (size_t m = 0; m < acts.size(); ++m) gemv_rows(w, acts[m], y + m * y_stride, row_begin, row_end, isa);
     return;
   }
-  gemv_detail::SplitActivation xs[kGemvMaxBatch];
+  gemv_detail::GroupedActivation xs[kGemvMaxBatch];
   for (size_t m = 0; m < acts.size(); ++m) {
     check_activation(w, acts[m]);
-    xs[m] = split_activation(isa, acts[m]);
+    xs[m] = grouped_activation(isa, acts[m]);
   }
   if (row_begin >= row_end || acts.empty()) return;
   grouped_kernel(isa, w)(w.row(row_begin), w.row_stride(), static_cast<size_t>(w.cols), xs, acts.size(),

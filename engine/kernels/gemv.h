@@ -42,10 +42,10 @@ struct GemvActivation {
   const float* f32 = nullptr;   // F32/F16/BF16: x itself, which the caller keeps alive
   std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
   // Q8_0/Q4_0 on AVX-512: q8 rearranged for the regrouped rows' kernels'
-  // vector loads (gemv_isa.h, SplitActivation, says how).
-  AlignedVector<int8_t> split_qs;
-  AlignedVector<float> split_d;
-  AlignedVector<int32_t> split_offsets;
+  // vector loads (gemv_isa.h, GroupedActivation, says how).
+  AlignedVector<int8_t> grouped_qs;
+  AlignedVector<float> grouped_d;
+  AlignedVector<int32_t> grouped_offsets;
 };
 
 // Prepares x (cols long) for weights of `weight_type`; call once per matmul.
@@ -65,7 +65,8 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
 inline constexpr size_t kGemvMaxBatch = 8;
 
 // Whether gemv_rows_batch reads w's weights once for the whole batch on
-// `isa` (a layout with a batch kernel: Q8_0 on AVX-512); otherwise it makes
+// `isa` (a layout with a batch kernel: Q8_0 and Q4_0 regrouped, which
+// AVX-512 reads, and the scalar reference of those rows); otherwise it makes
 // one pass per activation, and a GEMM is the better tool for a batch.
 bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 
@@ -91,8 +92,9 @@ RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads);
 // are measured against (micro-benchmarks, sysinfo).
 float read_sum(const float* data, size_t n, Isa isa = selected_isa());
 
-// Convenience for tests and benchmarks: prepares x and computes every row in
-// one OpenMP parallel region of its own.
+// A matrix product with a parallel region of its own: prepares x and
+// computes every row in one OpenMP region. For a matrix used alone, as the
+// LM head of a single token is, and for tests and benchmarks.
 void gemv(const MatrixView& w, const float* x, float* y, Isa isa = selected_isa());
 
 }  // namespace pdbench

@@ -102,7 +102,7 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, 
 // (vpdpbusd multiplies u8 by s8) and meets every activation in vpdpbusd,
 // whose lanes are the group's 16 blocks; the lanes start at the
 // activation's offsets, which take the unsigned shift back out
-// (SplitActivation). Then one convert and one multiply-add by the 16
+// (GroupedActivation). Then one convert and one multiply-add by the 16
 // combined scales per activation and group. So a batch of M costs M
 // vpdpbusd per 64 quantized weights and nothing else per token, and one
 // token is as cheap to compute as a byte is to read: the split-scales
@@ -117,7 +117,7 @@ struct GroupedQ8_0 {
   static constexpr size_t kQuantBytes = 32;
   static constexpr size_t kChunks = 8;
   template <size_t M>
-  static void add_chunk(__m512i w, size_t k, const SplitActivation* xs, size_t g, __m512i* dot) {
+  static void add_chunk(__m512i w, size_t k, const GroupedActivation* xs, size_t g, __m512i* dot) {
     const __m512i u = _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m) dot[m] = _mm512_dpbusd_epi32(dot[m], u, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
@@ -131,7 +131,7 @@ struct GroupedQ4_0 {
   static constexpr size_t kQuantBytes = 16;
   static constexpr size_t kChunks = 4;
   template <size_t M>
-  static void add_chunk(__m512i w, size_t k, const SplitActivation* xs, size_t g, __m512i* dot) {
+  static void add_chunk(__m512i w, size_t k, const GroupedActivation* xs, size_t g, __m512i* dot) {
     const __m512i low = _mm512_and_si512(w, _mm512_set1_epi8(0x0f));
     const __m512i high = _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f));
 #pragma GCC unroll 8
@@ -151,7 +151,7 @@ struct PrefetchDistances {
 };
 
 template <typename Format, size_t M>
-void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t g_end, const SplitActivation* xs,
+void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t g_end, const GroupedActivation* xs,
                   __m512* acc_out, PrefetchDistances ahead) {
   const std::byte* scales = row;
   const std::byte* group = row + 2 * n_blocks + Format::kQuantBytes * g_begin;
@@ -193,7 +193,7 @@ constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 
 template <typename Format, size_t M>
-void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, float* y,
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
                   size_t y_stride, size_t n_rows) {
   constexpr size_t kTileBlocks = kTileBytes / (32 * M) / 16 * 16;
   const size_t n_blocks = cols / 32;
@@ -222,9 +222,9 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitAct
 }
 
 template <typename Format>
-void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
+void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                         float* y, size_t y_stride, size_t n_rows) {
-  using Kernel = void (*)(const std::byte*, size_t, size_t, const SplitActivation*, float*, size_t, size_t);
+  using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
   static constexpr Kernel kByBatch[] = {gemv_grouped<Format, 1>, gemv_grouped<Format, 2>, gemv_grouped<Format, 3>,
                                         gemv_grouped<Format, 4>, gemv_grouped<Format, 5>, gemv_grouped<Format, 6>,
                                         gemv_grouped<Format, 7>, gemv_grouped<Format, 8>};

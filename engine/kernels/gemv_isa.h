@@ -29,7 +29,7 @@ using QuantGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const
 //     and 8 for Q4_0: the kernels read the weights as unsigned q + s
 //     (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored nibbles),
 //     and sum (q + s) x - s sum x = sum q x.
-struct SplitActivation {
+struct GroupedActivation {
   const BlockQ8Act* blocks;  // as quantized: what the scalar kernels read
   const int8_t* qs;
   const float* d;
@@ -37,7 +37,7 @@ struct SplitActivation {
 };
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
 // read once for all: y[m * y_stride + r] = dot(row r, xs[m]).
-using BatchGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x,
+using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                            float* y, size_t y_stride, size_t n_rows);
 
 // Quantizes n_blocks blocks of 32 floats into out: d = max|x| / 127, and
@@ -55,8 +55,8 @@ struct GemvKernels {
   QuantGemv q4_0;
   // RowLayout::GroupedQuants rows (gemv_layout): the scalar reference and
   // AVX-512; null for AVX2, which reads the file's.
-  BatchGemv q8_0_grouped;
-  BatchGemv q4_0_grouped;
+  GroupedGemv q8_0_grouped;
+  GroupedGemv q4_0_grouped;
   ReadSum read_sum;  // not a gemv: the bandwidth reference for one
 };
 

@@ -71,7 +71,7 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act
 // RowLayout::GroupedQuants rows: block b's quants gathered back from its
 // group's chunks, then the file layout's sum, one activation at a time.
 template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
-void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const SplitActivation* xs, size_t n_x, float* y,
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x, float* y,
                   size_t y_stride, size_t n_rows) {
   constexpr size_t kGroup = 16, kChunk = 4, kQuantBytes = sizeof(Block) - sizeof(uint16_t);
   const size_t n_blocks = cols / 32;
