@@ -18,22 +18,11 @@
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
+#include "engine/kernels/weight_format.h"
 #include "engine/util/aligned_vector.h"
 #include "engine/util/isa.h"
 
 namespace pdbench {
-
-// One 32-element block of an activation quantized for the integer kernels,
-// like ggml's q8_1: x[j] ~= d * qs[j], |qs[j]| <= 127 (never -128, which the
-// Q8_0 kernels' sign trick relies on), and sum = sum of qs for Q4_0's
-// offset of 8. The scale stays f32 (ggml rounds it to f16) so the activation
-// error is only the rounding of qs.
-struct BlockQ8Act {
-  float d;
-  int32_t sum;
-  int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8Act) == 40, "BlockQ8Act is 4 + 4 + 32 bytes, unpadded");
 
 // x in the form the kernels of one weight format read.
 struct GemvActivation {

@@ -33,13 +33,14 @@ dnnl::memory::dim dim(size_t v) { return static_cast<dnnl::memory::dim>(v); }
 }  // namespace
 
 GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats) {
-  bool all_f32 = true, quantized = false;
+  bool int8 = false, narrowable = false;
   for (const MatrixView& w : stacked) {
-    all_f32 = all_f32 && w.type == TensorType::F32;
-    quantized = quantized || w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0;
+    const GemmPrecision own = weight_format(w.type).gemm;
+    int8 = int8 || own == GemmPrecision::Int8;
+    narrowable = narrowable || own == GemmPrecision::BF16;
   }
-  if (quantized) return GemmPrecision::Int8;
-  return narrow_floats && !all_f32 ? GemmPrecision::BF16 : GemmPrecision::F32;
+  if (int8) return GemmPrecision::Int8;
+  return narrow_floats && narrowable ? GemmPrecision::BF16 : GemmPrecision::F32;
 }
 
 size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision) {

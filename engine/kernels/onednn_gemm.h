@@ -6,10 +6,10 @@
 // brgemm kernels read; primitives are created per M on first use and cached,
 // since oneDNN 2.6's brgemm rejects run-time dimensions.
 //
-// Compute type (GemmPrecision): Q8_0/Q4_0 matrices, whose weights are 8
-// bits or fewer already, run an s8 x s8 GEMM (VNNI brgemm) on a copy
-// requantized with one scale per output row, activations quantized to s8
-// per token at each call. Float matrices (F32, F16, BF16) run an f32 GEMM
+// Compute type (GemmPrecision, from each format's row in weight_format.h):
+// Q8_0/Q4_0 matrices, whose weights are 8 bits or fewer already, run an s8
+// x s8 GEMM (VNNI brgemm) on a copy requantized with one scale per output
+// row, activations quantized to s8 per token at each call. Float matrices (F32, F16, BF16) run an f32 GEMM
 // on a copy widened to f32, which is exact, so their prefill stays within
 // rounding of the reference. oneDNN 2.6.3 on 2 threads, M=512, Llama-3.2-1B
 // gate/up (16384 x 2048), bench/micro BM_onednn_gemm: s8 820 GOP/s, f32
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
+#include "engine/kernels/weight_format.h"
 
 namespace dnnl {
 class engine;
@@ -38,9 +39,9 @@ class matmul;
 
 namespace pdbench {
 
-enum class GemmPrecision { F32, BF16, Int8 };
 // The precision for stacked matrices of these types (see above): Int8 if any
-// is quantized, else F32, or BF16 when `narrow_floats` and not all are F32.
+// format's GEMM is (WeightFormat::gemm), else F32, or BF16 when
+// `narrow_floats` and any is a 16-bit float.
 GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats = false);
 // Bytes of the packed copy of an n x k matrix in this precision.
 size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision);

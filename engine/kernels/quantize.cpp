@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/kernels/weight_format.h"
 #include "engine/util/half.h"
 
 namespace pdbench {
@@ -12,7 +13,7 @@ namespace pdbench {
 namespace {
 
 // Q8_0: d = max|x| / 127, q = round(x / d).
-void quantize_q8_0(const float* x, BlockQ8_0& b) {
+void quantize_block(const float* x, BlockQ8_0& b) {
   float amax = 0.0f;
   for (size_t j = 0; j < 32; ++j) amax = std::max(amax, std::abs(x[j]));
   const float d = amax / 127.0f;
@@ -23,7 +24,7 @@ void quantize_q8_0(const float* x, BlockQ8_0& b) {
 
 // Q4_0: the value of largest magnitude maps to -8, so d = max / -8 keeps its
 // sign; q = clamp(x / d + 8.5 truncated, 0, 15).
-void quantize_q4_0(const float* x, BlockQ4_0& b) {
+void quantize_block(const float* x, BlockQ4_0& b) {
   float amax = 0.0f, max = 0.0f;
   for (size_t j = 0; j < 32; ++j)
     if (std::abs(x[j]) > amax) {
@@ -40,11 +41,11 @@ void quantize_q4_0(const float* x, BlockQ4_0& b) {
   }
 }
 
-template <typename Block, typename Fn>
-void quantize_blocks(const float* x, std::byte* out, size_t n, Fn fn) {
+template <typename Block>
+void quantize_blocks(const float* x, std::byte* out, size_t n) {
   for (size_t i = 0; i < n / 32; ++i) {
     Block b{};
-    fn(x + 32 * i, b);
+    quantize_block(x + 32 * i, b);
     std::memcpy(out + i * sizeof(Block), &b, sizeof(Block));
   }
 }
@@ -60,23 +61,21 @@ void convert_halves(const float* x, std::byte* out, size_t n) {
 }  // namespace
 
 void quantize_row(TensorType type, const float* x, std::byte* out, size_t n) {
-  switch (type) {
-    case TensorType::F32:
-      std::memcpy(out, x, n * sizeof(float));
-      return;
-    case TensorType::F16:
-      convert_halves<f32_to_fp16>(x, out, n);
-      return;
-    case TensorType::BF16:
-      convert_halves<f32_to_bf16>(x, out, n);
-      return;
-    case TensorType::Q8_0:
-      quantize_blocks<BlockQ8_0>(x, out, n, quantize_q8_0);
-      return;
-    case TensorType::Q4_0:
-      quantize_blocks<BlockQ4_0>(x, out, n, quantize_q4_0);
-      return;
-  }
+  weight_format(type).quantize(x, out, n);
 }
+
+namespace ref {
+
+void quantize_f32(const float* x, std::byte* out, size_t n) { std::memcpy(out, x, n * sizeof(float)); }
+
+void quantize_f16(const float* x, std::byte* out, size_t n) { convert_halves<f32_to_fp16>(x, out, n); }
+
+void quantize_bf16(const float* x, std::byte* out, size_t n) { convert_halves<f32_to_bf16>(x, out, n); }
+
+void quantize_q8_0(const float* x, std::byte* out, size_t n) { quantize_blocks<BlockQ8_0>(x, out, n); }
+
+void quantize_q4_0(const float* x, std::byte* out, size_t n) { quantize_blocks<BlockQ4_0>(x, out, n); }
+
+}  // namespace ref
 
 }  // namespace pdbench

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/model/finite_weights.h"
+#include "engine/kernels/finite_check.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 

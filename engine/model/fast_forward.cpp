@@ -102,7 +102,7 @@ class PhaseClock {
 GemmPrecision float_gemm_precision(const ModelWeights& weights) {
   size_t widened = 0;
   auto add = [&](const MatrixView& w) {
-    if (w.type == TensorType::F16 || w.type == TensorType::BF16)
+    if (weight_format(w.type).gemm == GemmPrecision::BF16)
       widened += gemm_weight_bytes(static_cast<size_t>(w.rows), static_cast<size_t>(w.cols), GemmPrecision::F32);
   };
   for (const LayerWeights& l : weights.layers)

@@ -1,14 +1,14 @@
 #pragma once
-// Shared by the attention tests: random data, and K/V that depend on the
+// Shared by the attention tests: the ISAs to run, and K/V that depend on the
 // whole token prefix as a model's do, so sequences with a common prefix
 // really do share K/V.
 #include <cstdint>
-#include <random>
 #include <span>
 #include <vector>
 
 #include "engine/attention/paged_kv_cache.h"
 #include "engine/util/isa.h"
+#include "tests/support/random_values.h"
 
 namespace pdbench::test {
 
@@ -17,14 +17,6 @@ inline std::vector<Isa> attention_isas() {
   std::vector<Isa> all{Isa::Scalar};
   if (isa_supported(Isa::Avx512)) all.push_back(Isa::Avx512);
   return all;
-}
-
-inline std::vector<float> random_normal(size_t n, uint32_t seed, float stddev = 1.0f) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal(0.0f, stddev);
-  std::vector<float> x(n);
-  for (float& v : x) v = normal(gen);
-  return x;
 }
 
 // K and V (kv_dim each) of `layer` at position pos of a sequence of `tokens`:

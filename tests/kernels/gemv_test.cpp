@@ -16,6 +16,7 @@
 #include "engine/kernels/quantize.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/error.h"
+#include "tests/support/random_values.h"
 
 namespace pdbench {
 namespace {
@@ -45,14 +46,6 @@ Weights random_weights(TensorType type, int64_t rows, int64_t cols, uint32_t see
     dequantize_row(type, w.view.row(r), w.exact.data() + static_cast<size_t>(r) * n, n);
   }
   return w;
-}
-
-std::vector<float> random_activation(size_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> x(n);
-  for (auto& v : x) v = normal(gen);
-  return x;
 }
 
 bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
@@ -117,7 +110,7 @@ TEST_P(GemvTest, MatchesReferenceWithinBound) {
     for (int64_t rows : {1, 7, 33}) {
       SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
       const Weights w = random_weights(type(), rows, cols, seed++);
-      const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
+      const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), seed++);
       std::vector<float> expected(static_cast<size_t>(rows)), y(static_cast<size_t>(rows));
       ref::matmul(w.view, x.data(), expected.data(), 1);
       const GemvMatrix m(w.view, isa());
@@ -139,7 +132,7 @@ class GemvQuantTest : public GemvTest {};
 
 TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
   const Weights w = random_weights(type(), 9, 2048, 7);
-  const std::vector<float> x = random_activation(2048, 8);
+  const std::vector<float> x = test::random_normal(2048, 8);
   const GemvMatrix m(w.view, isa());
   GemvActivation act;
   gemv_prepare(type(), x.data(), 2048, act, isa());
@@ -166,7 +159,7 @@ TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
   for (int64_t cols : {32, 64, 96, 576, 608, 2048, 2080}) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
     const Weights w = random_weights(type(), kRows, cols, seed++);
-    const std::vector<float> x = random_activation(static_cast<size_t>(cols), seed++);
+    const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), seed++);
     const GemvMatrix regrouped(w.view, Isa::Avx512);
     ASSERT_EQ(regrouped.view().layout, RowLayout::GroupedQuants);
     ASSERT_EQ(regrouped.copied_bytes(), w.view.bytes());
@@ -231,7 +224,7 @@ TEST_P(GemvTest, BatchEqualsEachActivationAlone) {
     std::vector<GemvActivation> acts(kGemvMaxBatch);
     std::vector<std::vector<float>> xs;
     for (GemvActivation& act : acts) {
-      xs.push_back(random_activation(static_cast<size_t>(cols), seed++));
+      xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
       gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
     }
     for (size_t batch = 1; batch <= kGemvMaxBatch; ++batch) {
@@ -250,7 +243,7 @@ TEST_P(GemvTest, BatchEqualsEachActivationAlone) {
 
 TEST(Gemv, BatchOfMoreThanItsMaximumIsRejected) {
   const Weights w = random_weights(TensorType::Q8_0, 2, 64, 1);
-  const std::vector<float> x = random_activation(64, 2);
+  const std::vector<float> x = test::random_normal(64, 2);
   std::vector<GemvActivation> acts(kGemvMaxBatch + 1);
   for (GemvActivation& act : acts) gemv_prepare(TensorType::Q8_0, x.data(), 64, act);
   std::vector<float> y(2 * acts.size());
@@ -260,7 +253,7 @@ TEST(Gemv, BatchOfMoreThanItsMaximumIsRejected) {
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
   const Weights w = random_weights(type(), 17, 64, 3);
   const GemvMatrix m(w.view, isa());
-  const std::vector<float> x = random_activation(64, 4);
+  const std::vector<float> x = test::random_normal(64, 4);
   GemvActivation act;
   gemv_prepare(type(), x.data(), 64, act, isa());
   std::vector<float> all(17), part(17, -1.0f);
@@ -272,7 +265,7 @@ TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
 TEST_P(GemvTest, ThreadedConvenienceEqualsOneRange) {
   const Weights w = random_weights(type(), 101, 576, 5);
   const GemvMatrix m(w.view, isa());
-  const std::vector<float> x = random_activation(576, 6);
+  const std::vector<float> x = test::random_normal(576, 6);
   GemvActivation act;
   gemv_prepare(type(), x.data(), 576, act, isa());
   std::vector<float> one_range(101), threaded(101);
@@ -316,7 +309,7 @@ TEST(Gemv, Q8_0WeightMinus128TimesNegativeActivationIsExact) {
 }
 
 TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
-  std::vector<float> x = random_activation(96, 9);
+  std::vector<float> x = test::random_normal(96, 9);
   for (size_t j = 32; j < 64; ++j) x[j] = 0.0f;  // an all-zero block: d = 0, q = 0
   // Block 2 gets d = 127 / 127 = 1 exactly, and ties, which round to even.
   x[64] = 127.0f;
@@ -350,7 +343,7 @@ TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
 
 TEST(Gemv, MismatchedActivationIsRejected) {
   const Weights w = random_weights(TensorType::Q8_0, 2, 64, 1);
-  const std::vector<float> x = random_activation(64, 2);
+  const std::vector<float> x = test::random_normal(64, 2);
   GemvActivation act;
   gemv_prepare(TensorType::Q4_0, x.data(), 64, act);
   std::vector<float> y(2);

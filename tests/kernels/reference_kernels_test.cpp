@@ -10,6 +10,7 @@
 #include "engine/kernels/dequantize.h"
 #include "engine/kernels/quantize.h"
 #include "engine/kernels/reference.h"
+#include "engine/kernels/weight_format.h"
 #include "engine/util/half.h"
 
 namespace pdbench {
@@ -136,13 +137,15 @@ TEST(ReferenceOps, RmsnormSoftmaxSwiglu) {
 // Round trip through each stored type stays within the format's error: half
 // an f16/bf16 ulp; for Q8_0 half a step d/2 plus 127 x the f16 rounding of d
 // (2^-11 d); for Q4_0 a whole step d, as the range -8..7 clips +max to 7d.
+// Every row of the format table; the switch makes a new one state its bound.
 TEST(Quantize, RoundTripWithinTheFormatsError) {
   std::mt19937 gen(3);
   std::normal_distribution<float> normal(0.0f, 0.02f);
   std::vector<float> x(256);
   for (auto& v : x) v = normal(gen);
   x[5] = 0.0f;
-  for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0}) {
+  for (const WeightFormat& format : weight_formats()) {
+    const TensorType type = format.type;
     std::vector<std::byte> stored(row_bytes(type, x.size()));
     quantize_row(type, x.data(), stored.data(), x.size());
     std::vector<float> back(x.size());
