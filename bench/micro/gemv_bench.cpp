@@ -180,7 +180,7 @@ void BM_gemv_prepare_q8(benchmark::State& state) {
   GemvActivation act;
   for (auto _ : state) {
     gemv_prepare(TensorType::Q8_0, x.data(), cols, act);
-    benchmark::DoNotOptimize(act.q8.data());
+    benchmark::DoNotOptimize(act.quantized.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) *
                           static_cast<int64_t>(sizeof(float)));

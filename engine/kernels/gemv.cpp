@@ -2,7 +2,6 @@
 
 #include <omp.h>
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -14,9 +13,7 @@ namespace pdbench {
 
 namespace {
 
-using gemv_detail::GemvKernels;
-
-const GemvKernels& kernels_of(Isa isa) {
+const gemv_detail::GemvKernels& kernels_of(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return gemv_detail::kAvx512Kernels;
@@ -28,14 +25,38 @@ const GemvKernels& kernels_of(Isa isa) {
   return gemv_detail::kScalarKernels;
 }
 
-bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
+}  // namespace
 
-// act.q8 rearranged as gemv_detail::GroupedActivation describes: groups of
-// 16 blocks, zero-padded, 4 bytes of each block per chunk.
-void prepare_grouped(GemvActivation& act) {
+namespace gemv_detail {
+
+const FormatGemv& kernels_for(Isa isa, TensorType type) {
+  for (Isa own : {isa, Isa::Scalar}) {
+    const GemvKernels& k = kernels_of(own);
+    for (size_t i = 0; i < k.n_formats; ++i)
+      if (k.formats[i].type == type) return k.formats[i];
+  }
+  throw Error("gemv: no kernel for " + std::string(traits(type).name));
+}
+
+}  // namespace gemv_detail
+
+namespace {
+
+using gemv_detail::kernels_for;
+
+// The ISA's quantizer for an activation type, or the scalar one.
+gemv_detail::QuantizeActivation quantizer(Isa isa, ActivationType type) {
+  const auto t = static_cast<size_t>(type);
+  const gemv_detail::QuantizeActivation own = kernels_of(isa).quantize[t];
+  return own != nullptr ? own : gemv_detail::kScalarKernels.quantize[t];
+}
+
+// act's Q8_32 blocks rearranged as gemv_detail::GroupedActivation describes:
+// groups of 16 blocks, zero-padded, 4 bytes of each block per chunk.
+void prepare_grouped(GemvActivation& act, int32_t unsigned_shift) {
   constexpr size_t kGroup = 16;
-  const int32_t unsigned_shift = act.weight_type == TensorType::Q8_0 ? 128 : 8;
-  const size_t n_blocks = act.q8.size();
+  const std::span<const BlockQ8Act> blocks = act.blocks<BlockQ8Act>();
+  const size_t n_blocks = blocks.size();
   const size_t padded = (n_blocks + kGroup - 1) / kGroup * kGroup;
   act.grouped_qs.assign(32 * padded, 0);
   act.grouped_d.assign(padded, 0.0f);
@@ -43,24 +64,22 @@ void prepare_grouped(GemvActivation& act) {
   for (size_t b = 0; b < n_blocks; ++b) {
     const size_t group = b / kGroup, lane = b % kGroup;
     for (size_t k = 0; k < 8; ++k)
-      std::memcpy(&act.grouped_qs[32 * kGroup * group + 64 * k + 4 * lane], act.q8[b].qs + 4 * k, 4);
-    act.grouped_d[b] = act.q8[b].d;
-    act.grouped_offsets[b] = -unsigned_shift * act.q8[b].sum;
+      std::memcpy(&act.grouped_qs[32 * kGroup * group + 64 * k + 4 * lane], blocks[b].qs + 4 * k, 4);
+    act.grouped_d[b] = blocks[b].d;
+    act.grouped_offsets[b] = -unsigned_shift * blocks[b].sum;
   }
 }
 
-// The scalar reference reads act.q8; the SIMD kernels read its rearranged copy.
+// The scalar reference reads act's blocks; the SIMD kernels their rearranged copy.
 gemv_detail::GroupedActivation grouped_activation(Isa isa, const GemvActivation& act) {
-  if (isa != Isa::Scalar && act.grouped_d.empty() && !act.q8.empty())
+  if (isa != Isa::Scalar && act.grouped_d.empty() && !act.quantized.empty())
     throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(isa_name(isa)));
-  return {act.q8.data(), act.grouped_qs.data(), act.grouped_d.data(), act.grouped_offsets.data()};
+  return {act.blocks<BlockQ8Act>().data(), act.grouped_qs.data(), act.grouped_d.data(), act.grouped_offsets.data()};
 }
 
 // The kernel of w's type for RowLayout::GroupedQuants rows, or null.
 gemv_detail::GroupedGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
-  const GemvKernels& k = kernels_of(isa);
-  if (w.layout != RowLayout::GroupedQuants) return nullptr;
-  return w.type == TensorType::Q8_0 ? k.q8_0_grouped : w.type == TensorType::Q4_0 ? k.q4_0_grouped : nullptr;
+  return w.layout == RowLayout::GroupedQuants ? kernels_for(isa, w.type).grouped_rows : nullptr;
 }
 
 gemv_detail::GroupedGemv grouped_kernel(Isa isa, const MatrixView& w) {
@@ -72,7 +91,8 @@ gemv_detail::GroupedGemv grouped_kernel(Isa isa, const MatrixView& w) {
 }
 
 // An ISA without a kernel for a format's rows as stored reads them regrouped.
-gemv_detail::QuantGemv file_rows_kernel(gemv_detail::QuantGemv kernel, Isa isa, const MatrixView& w) {
+gemv_detail::Gemv file_rows_kernel(Isa isa, const MatrixView& w) {
+  const gemv_detail::Gemv kernel = kernels_for(isa, w.type).file_rows;
   if (kernel == nullptr)
     throw Error("gemv_rows: no " + std::string(isa_name(isa)) + " kernel for " + std::string(traits(w.type).name) +
                 " rows as stored in the file (GemvMatrix regroups them)");
@@ -88,29 +108,31 @@ void check_activation(const MatrixView& w, const GemvActivation& act) {
 
 }  // namespace
 
-void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act,
-                  Isa isa) {
+void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act, Isa isa) {
   act.weight_type = weight_type;
   act.cols = cols;
   act.f32 = nullptr;
-  act.q8.clear();
+  act.quantized.clear();
   act.grouped_d.clear();  // what grouped_activation checks
-  if (!is_quantized(weight_type)) {
+  const ActivationType type = weight_format(weight_type).activation;
+  if (type == ActivationType::F32) {
     act.f32 = x;
     return;
   }
-  if (cols % 32 != 0)
-    throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of 32");
-  act.q8.resize(cols / 32);
-  kernels_of(isa).quantize_activation(x, act.q8.data(), cols / 32);
-  if (gemv_layout(weight_type, isa) == RowLayout::GroupedQuants) prepare_grouped(act);
+  const ActivationTypeTraits& blocks = activation_traits(type);
+  if (cols % blocks.block_size != 0)
+    throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of " +
+                std::to_string(blocks.block_size));
+  act.quantized.resize(cols / blocks.block_size * blocks.block_bytes);
+  quantizer(isa, type)(x, act.quantized.data(), cols / blocks.block_size);
+  if (gemv_layout(weight_type, isa) == RowLayout::GroupedQuants)
+    prepare_grouped(act, kernels_for(isa, weight_type).grouped_shift);
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, Isa isa) {
   check_activation(w, act);
   if (row_begin >= row_end) return;
-  const GemvKernels& k = kernels_of(isa);
   const std::byte* first = w.row(row_begin);
   const size_t stride = w.row_stride();
   const auto cols = static_cast<size_t>(w.cols);
@@ -120,18 +142,8 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
     const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
     return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n);
   }
-  switch (w.type) {
-    case TensorType::F32:
-      return k.f32(first, stride, cols, act.f32, out, n);
-    case TensorType::F16:
-      return k.f16(first, stride, cols, act.f32, out, n);
-    case TensorType::BF16:
-      return k.bf16(first, stride, cols, act.f32, out, n);
-    case TensorType::Q8_0:
-      return file_rows_kernel(k.q8_0, isa, w)(first, stride, cols, act.q8.data(), out, n);
-    case TensorType::Q4_0:
-      return file_rows_kernel(k.q4_0, isa, w)(first, stride, cols, act.q8.data(), out, n);
-  }
+  const void* x = act.f32 != nullptr ? static_cast<const void*>(act.f32) : act.quantized.data();
+  file_rows_kernel(isa, w)(first, stride, cols, x, out, n);
 }
 
 bool gemv_batches(const MatrixView& w, Isa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }

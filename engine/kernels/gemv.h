@@ -1,11 +1,13 @@
 #pragma once
 // Decode matrix-vector products: y[r] = dot(row r of w, x) for one token, the
-// memory-bound hot path of decoding. One kernel per weight format and ISA
-// (selected_isa(), engine/util/isa.h, unless a call names one); the scalar
-// kernels are the reference the SIMD ones are tested against.
+// memory-bound hot path of decoding. Kernels per weight format and ISA
+// (selected_isa(), engine/util/isa.h, unless a call names one; gemv_isa.h
+// lists them); the scalar kernels are the reference the SIMD ones are
+// tested against, and run any format an ISA has none for.
 //
-// Use: prepare x once per matmul (Q8_0/Q4_0 quantize it into BlockQ8Act), then
-// let each thread of the caller's parallel region compute its own rows:
+// Use: prepare x once per matmul (into the weight format's activation type,
+// weight_format.h: Q8_0 and Q4_0 quantize it into BlockQ8Act), then let
+// each thread of the caller's parallel region compute its own rows:
 //
 //   GemvActivation act;                      // reused across decode steps
 //   #pragma omp single
@@ -15,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "engine/kernels/matrix_view.h"
 #include "engine/kernels/weight_format.h"
@@ -24,17 +25,24 @@
 
 namespace pdbench {
 
-// x in the form the kernels of one weight format read.
+// x in the form the kernels of one weight format read: its activation type
+// (weight_format.h).
 struct GemvActivation {
   TensorType weight_type = TensorType::F32;  // the format it was prepared for
   size_t cols = 0;
-  const float* f32 = nullptr;   // F32/F16/BF16: x itself, which the caller keeps alive
-  std::vector<BlockQ8Act> q8;   // Q8_0/Q4_0: x quantized, cols / 32 blocks
-  // Q8_0/Q4_0 on AVX-512: q8 rearranged for the regrouped rows' kernels'
-  // vector loads (gemv_isa.h, GroupedActivation, says how).
+  const float* f32 = nullptr;          // ActivationType::F32: x itself, which the caller keeps alive
+  AlignedVector<std::byte> quantized;  // any other: x in blocks of that type
+  // Regrouped rows (RowLayout::GroupedQuants): the Q8_32 blocks rearranged
+  // for their kernels' vector loads (gemv_isa.h, GroupedActivation, says how).
   AlignedVector<int8_t> grouped_qs;
   AlignedVector<float> grouped_d;
   AlignedVector<int32_t> grouped_offsets;
+
+  // `quantized` as its activation type's blocks (BlockQ8Act for Q8_32).
+  template <typename Block>
+  std::span<const Block> blocks() const {
+    return {reinterpret_cast<const Block*>(quantized.data()), quantized.size() / sizeof(Block)};
+  }
 };
 
 // Prepares x (cols long) for weights of `weight_type`; call once per matmul.

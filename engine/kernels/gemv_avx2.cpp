@@ -71,8 +71,8 @@ struct BF16 {
 // Four accumulators: FMA latency 4 x 2 ports wants 8 in flight for peak, but
 // 4 already retire 32 elements per 4 cycles, above what memory delivers.
 template <typename Stored>
-void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
-                size_t n_rows) {
+void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
+  const auto* x = static_cast<const float*>(activation);
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
@@ -125,8 +125,8 @@ __m256 q4_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
 // not wait on each other.
 template <typename Block, __m256 (*BlockDot)(const std::byte*, const BlockQ8Act&, __m256)>
-void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y,
-                size_t n_rows) {
+void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
+  const auto* x = static_cast<const BlockQ8Act*>(activation);
   const size_t n_blocks = cols / 32;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
@@ -158,19 +158,23 @@ float read_sum(const float* data, size_t n) {
   return sum;
 }
 
+// Every format, on the file's rows.
+constexpr FormatGemv kFormats[] = {
+    {TensorType::F32, gemv_float<F32>, nullptr, 0},
+    {TensorType::F16, gemv_float<F16>, nullptr, 0},
+    {TensorType::Q4_0, gemv_quant<BlockQ4_0, q4_0_block>, nullptr, 0},
+    {TensorType::Q8_0, gemv_quant<BlockQ8_0, q8_0_block>, nullptr, 0},
+    {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
+};
+
 }  // namespace
 
 // The activation is a few thousand floats per matmul; the scalar quantizer
 // serves AVX2 machines (AVX-512 ones have their own).
-const GemvKernels kAvx2Kernels{
-    .quantize_activation = quantize_activation_scalar,
-    .f32 = gemv_float<F32>,
-    .f16 = gemv_float<F16>,
-    .bf16 = gemv_float<BF16>,
-    .q8_0 = gemv_quant<BlockQ8_0, q8_0_block>,
-    .q4_0 = gemv_quant<BlockQ4_0, q4_0_block>,
-    .q8_0_grouped = nullptr,
-    .q4_0_grouped = nullptr,
+constinit const GemvKernels kAvx2Kernels{
+    .formats = kFormats,
+    .n_formats = sizeof(kFormats) / sizeof(kFormats[0]),
+    .quantize = {nullptr, nullptr},
     .read_sum = read_sum,
 };
 

@@ -71,8 +71,8 @@ struct BF16 {
 // Four accumulators: FMA latency 4 x 2 ports wants 8 in flight for peak, but
 // 4 already retire 64 elements per 4 cycles, well above what memory delivers.
 template <typename Stored>
-void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
-                size_t n_rows) {
+void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
+  const auto* x = static_cast<const float*>(activation);
   constexpr size_t kB = Stored::kBytes;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
@@ -114,6 +114,7 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const float* x, 
 // bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
 // activation's chunk k.
 struct GroupedQ8_0 {
+  static constexpr int32_t kShift = 128;
   static constexpr size_t kQuantBytes = 32;
   static constexpr size_t kChunks = 8;
   template <size_t M>
@@ -128,6 +129,7 @@ struct GroupedQ8_0 {
 // the activation's chunks k and k + 4. Nibbles are unsigned already (q - 8
 // is the weight), the offsets are -8 sum x.
 struct GroupedQ4_0 {
+  static constexpr int32_t kShift = 8;
   static constexpr size_t kQuantBytes = 16;
   static constexpr size_t kChunks = 4;
   template <size_t M>
@@ -235,7 +237,8 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
 // One block per step: max|x| over two zmm, then vcvtps2dq (round to nearest
 // even under the default MXCSR) and vpmovdb. Bit-identical to the scalar
 // quantizer: same division, same products, same rounding.
-void quantize_activation(const float* x, BlockQ8Act* out, size_t n_blocks) {
+void quantize_q8_32(const float* x, void* blocks, size_t n_blocks) {
+  auto* out = static_cast<BlockQ8Act*>(blocks);
   for (size_t b = 0; b < n_blocks; ++b, x += 32) {
     const __m512 lo = _mm512_loadu_ps(x), hi = _mm512_loadu_ps(x + 16);
     const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
@@ -266,18 +269,22 @@ float read_sum(const float* data, size_t n) {
   return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
 }
 
+// Floats on the file's rows; Q8_0 and Q4_0 regrouped only (GemvMatrix
+// copies them at load, so a kernel for the file's layout would never run).
+constexpr FormatGemv kFormats[] = {
+    {TensorType::F32, gemv_float<F32>, nullptr, 0},
+    {TensorType::F16, gemv_float<F16>, nullptr, 0},
+    {TensorType::Q4_0, nullptr, gemv_grouped_batch<GroupedQ4_0>, GroupedQ4_0::kShift},
+    {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
+    {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
+};
+
 }  // namespace
 
-const GemvKernels kAvx512Kernels{
-    .quantize_activation = quantize_activation,
-    .f32 = gemv_float<F32>,
-    .f16 = gemv_float<F16>,
-    .bf16 = gemv_float<BF16>,
-    // Q8_0/Q4_0 rows are read regrouped only (GemvMatrix copies them at load).
-    .q8_0 = nullptr,
-    .q4_0 = nullptr,
-    .q8_0_grouped = gemv_grouped_batch<GroupedQ8_0>,
-    .q4_0_grouped = gemv_grouped_batch<GroupedQ4_0>,
+constinit const GemvKernels kAvx512Kernels{
+    .formats = kFormats,
+    .n_formats = sizeof(kFormats) / sizeof(kFormats[0]),
+    .quantize = {nullptr, quantize_q8_32},
     .read_sum = read_sum,
 };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/kernels/gemv_isa.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
@@ -39,8 +40,7 @@ void regroup(const MatrixView& w, std::byte* out) {
 }  // namespace
 
 RowLayout gemv_layout(TensorType type, Isa isa) {
-  const bool quantized = type == TensorType::Q8_0 || type == TensorType::Q4_0;
-  return isa == Isa::Avx512 && quantized ? RowLayout::GroupedQuants : RowLayout::Blocks;
+  return gemv_detail::kernels_for(isa, type).file_rows != nullptr ? RowLayout::Blocks : RowLayout::GroupedQuants;
 }
 
 GemvMatrix::GemvMatrix(const MatrixView& w, Isa isa) : view_(w) {

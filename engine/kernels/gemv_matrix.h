@@ -13,7 +13,8 @@
 
 namespace pdbench {
 
-// The layout gemv_rows reads fastest for `type` on `isa`.
+// The layout gemv_rows reads `type` in on `isa`: the file's where the ISA
+// has a kernel for it, else regrouped.
 RowLayout gemv_layout(TensorType type, Isa isa = selected_isa());
 
 class GemvMatrix {

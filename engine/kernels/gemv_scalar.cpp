@@ -22,8 +22,9 @@ T load(const std::byte* p) {
 
 // Stored elements convert exactly to f32, so this is ref::matmul's sum.
 template <typename Stored, float (*ToF32)(Stored)>
-void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const float* x, float* y,
+void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
                       size_t n_rows) {
+  const auto* x = static_cast<const float*>(activation);
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
     float sum = 0.0f;
@@ -33,7 +34,6 @@ void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const floa
 }
 
 float identity(float v) { return v; }
-
 
 int32_t dot_q8_0(const std::byte* quants, const BlockQ8Act& x) {
   int32_t dot = 0;
@@ -55,7 +55,8 @@ int32_t dot_q4_0(const std::byte* quants, const BlockQ8Act& x) {
 // Each block's integer dot product is exact; only the scaled per-block sums
 // round. The file's layout: each block's scale before its quants.
 template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
-void gemv_quant(const std::byte* w, size_t stride, size_t cols, const BlockQ8Act* x, float* y, size_t n_rows) {
+void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
+  const auto* x = static_cast<const BlockQ8Act*>(activation);
   const size_t n_blocks = cols / 32;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
@@ -107,9 +108,8 @@ float round_to_nearest_even(float v) {
   return (v + kShift) - kShift;
 }
 
-}  // namespace
-
-void quantize_activation_scalar(const float* x, BlockQ8Act* out, size_t n_blocks) {
+void quantize_q8_32(const float* x, void* blocks, size_t n_blocks) {
+  auto* out = static_cast<BlockQ8Act*>(blocks);
   for (size_t b = 0; b < n_blocks; ++b, x += 32) {
     float amax = 0.0f;
     for (size_t j = 0; j < 32; ++j) amax = std::max(amax, std::abs(x[j]));
@@ -124,15 +124,22 @@ void quantize_activation_scalar(const float* x, BlockQ8Act* out, size_t n_blocks
   }
 }
 
-const GemvKernels kScalarKernels{
-    .quantize_activation = quantize_activation_scalar,
-    .f32 = gemv_elementwise<float, identity>,
-    .f16 = gemv_elementwise<uint16_t, fp16_to_f32>,
-    .bf16 = gemv_elementwise<uint16_t, bf16_to_f32>,
-    .q8_0 = gemv_quant<BlockQ8_0, dot_q8_0>,
-    .q4_0 = gemv_quant<BlockQ4_0, dot_q4_0>,
-    .q8_0_grouped = gemv_grouped<BlockQ8_0, dot_q8_0>,
-    .q4_0_grouped = gemv_grouped<BlockQ4_0, dot_q4_0>,
+// Every format, on the file's rows; Q8_0 and Q4_0 also regrouped, the
+// reference for AVX-512's grouped kernels (which only read the offsets).
+constexpr FormatGemv kFormats[] = {
+    {TensorType::F32, gemv_elementwise<float, identity>, nullptr, 0},
+    {TensorType::F16, gemv_elementwise<uint16_t, fp16_to_f32>, nullptr, 0},
+    {TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>, gemv_grouped<BlockQ4_0, dot_q4_0>, 0},
+    {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<BlockQ8_0, dot_q8_0>, 0},
+    {TensorType::BF16, gemv_elementwise<uint16_t, bf16_to_f32>, nullptr, 0},
+};
+
+}  // namespace
+
+constinit const GemvKernels kScalarKernels{
+    .formats = kFormats,
+    .n_formats = sizeof(kFormats) / sizeof(kFormats[0]),
+    .quantize = {nullptr, quantize_q8_32},
     .read_sum = read_sum,
 };
 

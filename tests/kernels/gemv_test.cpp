@@ -48,7 +48,43 @@ Weights random_weights(TensorType type, int64_t rows, int64_t cols, uint32_t see
   return w;
 }
 
-bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == TensorType::Q4_0; }
+bool quantizes_activation(TensorType type) { return weight_format(type).activation != ActivationType::F32; }
+
+// x as the kernels multiply it: x itself, or d q of its quantized blocks.
+std::vector<double> activation_values(const GemvActivation& act) {
+  std::vector<double> x(act.cols);
+  switch (weight_format(act.weight_type).activation) {
+    case ActivationType::F32:
+      std::copy_n(act.f32, act.cols, x.begin());
+      break;
+    case ActivationType::Q8_32:
+      for (size_t c = 0; c < act.cols; ++c) {
+        const BlockQ8Act& block = act.blocks<BlockQ8Act>()[c / 32];
+        x[c] = double{block.d} * block.qs[c % 32];
+      }
+      break;
+  }
+  return x;
+}
+
+// 4 sqrt(n) u sum|w||x| for row r (the bound below explains it).
+double sum_rounding_bound(const Weights& w, int64_t r, const std::vector<double>& x) {
+  const auto n = static_cast<size_t>(w.view.cols);
+  const float* row = w.exact.data() + static_cast<size_t>(r) * n;
+  double abs_dot = 0.0;
+  for (size_t c = 0; c < n; ++c) abs_dot += std::abs(row[c] * x[c]);
+  return 4 * std::sqrt(static_cast<double>(n)) * kUnitRoundoff * abs_dot;
+}
+
+// sum |w (x - x')| for row r and the activation x' the kernels multiply.
+double activation_error(const Weights& w, int64_t r, const float* x, const GemvActivation& act) {
+  const auto n = static_cast<size_t>(w.view.cols);
+  const float* row = w.exact.data() + static_cast<size_t>(r) * n;
+  const std::vector<double> used = activation_values(act);
+  double error = 0.0;
+  for (size_t c = 0; c < n; ++c) error += std::abs(row[c] * (x[c] - used[c]));
+  return error;
+}
 
 // Bound on |gemv - ref::matmul| for row r.
 //
@@ -60,31 +96,35 @@ bool is_quantized(TensorType type) { return type == TensorType::Q8_0 || type == 
 // sum|w||x| for the two sums together is the bound for f32, f16 and bf16
 // (bf16 and f16 weights meet f32 activations: no activation error).
 //
-// Q8_0 and Q4_0 multiply by the quantized activation d_b q_j instead of x_j.
-// q_j = round(x_j / d_b) is off by at most 1/2, plus the rounding of
-// x_j * (1 / d_b) (|x_j / d_b| <= 127, two roundings: 127 * 2u < 2^-15), so
-// |x_j - d_b q_j| <= d_b (1/2 + 2^-15) and the activation adds
-// sum_b d_b (1/2 + 2^-15) sum_{j in b} |w_j|. The integer block sums are
-// exact; the per-block scaling rounds three times more per block than the
-// sum counts, well inside doubling the float term to 8 sqrt(n) u sum|w||x|.
+// Formats whose activation is quantized (Q8_0 and Q4_0 take Q8_32 blocks)
+// multiply by x' instead of x, which adds at most sum |w| |x - x'|
+// (for Q8_32, |x_j - x'_j| <= d_b (1/2 + 2^-15):
+// ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa). Their integer
+// block sums are exact; the per-block scaling rounds three times more per
+// block than the sum counts, well inside doubling the float term to
+// 8 sqrt(n) u sum|w||x|.
 float error_bound(const Weights& w, int64_t r, const float* x, const GemvActivation& act) {
-  const auto n = static_cast<size_t>(w.view.cols);
-  const float* row = w.exact.data() + static_cast<size_t>(r) * n;
-  double abs_dot = 0.0;
-  for (size_t c = 0; c < n; ++c) abs_dot += std::abs(row[c] * x[c]);
-  const double sqrt_n_u = std::sqrt(static_cast<double>(n)) * kUnitRoundoff;
-  if (!is_quantized(w.view.type)) return static_cast<float>(4 * sqrt_n_u * abs_dot);
-  double activation_error = 0.0;
-  for (size_t b = 0; b < n / 32; ++b) {
-    double abs_w = 0.0;
-    for (size_t j = 0; j < 32; ++j) abs_w += std::abs(row[32 * b + j]);
-    activation_error += act.q8[b].d * (0.5 + std::ldexp(1.0, -15)) * abs_w;
-  }
-  return static_cast<float>(8 * sqrt_n_u * abs_dot + activation_error);
+  const double sums = sum_rounding_bound(w, r, std::vector<double>(x, x + w.view.cols));
+  if (!quantizes_activation(w.view.type)) return static_cast<float>(sums);
+  return static_cast<float>(2 * sums + activation_error(w, r, x, act));
 }
 
-constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16,
-                                 TensorType::Q8_0, TensorType::Q4_0};
+// The suites run over the format table: every format, those whose
+// activation is quantized, and those some ISA reads regrouped.
+std::vector<TensorType> formats_where(bool (*keep)(TensorType)) {
+  std::vector<TensorType> types;
+  for (const WeightFormat& format : weight_formats())
+    if (keep(format.type)) types.push_back(format.type);
+  return types;
+}
+bool any_format(TensorType) { return true; }
+// The first ISA that reads `type` regrouped, or Scalar when none does.
+Isa regrouping_isa(TensorType type) {
+  for (Isa isa : kAllIsas)
+    if (gemv_layout(type, isa) == RowLayout::GroupedQuants) return isa;
+  return Isa::Scalar;
+}
+bool regrouped_somewhere(TensorType type) { return gemv_layout(type, regrouping_isa(type)) == RowLayout::GroupedQuants; }
 
 class GemvTest : public ::testing::TestWithParam<std::tuple<Isa, TensorType>> {
  protected:
@@ -95,11 +135,11 @@ class GemvTest : public ::testing::TestWithParam<std::tuple<Isa, TensorType>> {
   TensorType type() const { return std::get<1>(GetParam()); }
 
   // Widths: whole 32-blocks (an odd count, 18, exercises the single-block
-  // tail of the pairwise quant kernels); float formats also take widths off
-  // the 16- and 64-element steps.
+  // tail of AVX2's block pairs); formats of single elements also take
+  // widths off the 16- and 64-element steps.
   std::vector<int64_t> widths() const {
     std::vector<int64_t> cols{32, 64, 576, 2048};
-    if (!is_quantized(type())) cols.insert(cols.end(), {1, 17, 100});
+    if (traits(type()).block_size == 1) cols.insert(cols.end(), {1, 17, 100});
     return cols;
   }
 };
@@ -139,61 +179,65 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
   std::vector<float> expected(9), y(9);
   gemv_rows(w.view, act, expected.data(), 0, 9, Isa::Scalar);
   gemv_rows(m.view(), act, y.data(), 0, 9, isa());
-  for (size_t r = 0; r < 9; ++r) {
-    double abs_dot = 0.0;
-    for (size_t c = 0; c < 2048; ++c)
-      abs_dot += std::abs(w.exact[r * 2048 + c] * act.q8[c / 32].d * act.q8[c / 32].qs[c % 32]);
-    EXPECT_NEAR(y[r], expected[r], 4 * std::sqrt(2048.0) * kUnitRoundoff * abs_dot) << "row " << r;
+  const std::vector<double> used = activation_values(act);
+  for (int64_t r = 0; r < 9; ++r) {
+    const auto i = static_cast<size_t>(r);
+    EXPECT_NEAR(y[i], expected[i], sum_rounding_bound(w, r, used)) << "row " << r;
   }
 }
 
-// Rows regrouped for AVX-512 (GemvMatrix, RowLayout::GroupedQuants) give
-// the scalar reference the same bits as the file's rows, and the AVX-512
-// kernels the same bound as on the file's rows. Widths: groups of 1, 2 and
-// 3 blocks, a group of 16 and one of 2 (576) or 3 (608), 4 groups, 4 groups
-// and one of 1 block (2080); 19 rows are a strip of 16 and 3 more (the
-// grouped kernel's strips).
-TEST_P(GemvQuantTest, RegroupedRowsMatchFileRows) {
+// Rows regrouped (GemvMatrix, RowLayout::GroupedQuants) give the scalar
+// reference the same bits as the file's rows, and the SIMD grouped kernels
+// the same bound as MatchesScalarOnSameActivation; an ISA without a grouped
+// kernel for the format refuses them. Widths: groups of 1, 2 and 3 blocks,
+// a group of 16 and one of 2 (576) or 3 (608), 4 groups, 4 groups and one
+// of 1 block (2080); 19 rows are a strip of 16 and 3 more (the AVX-512
+// kernel's strips).
+class GemvGroupedTest : public GemvTest {};
+
+TEST_P(GemvGroupedTest, RegroupedRowsMatchFileRows) {
   constexpr int64_t kRows = 19;
   uint32_t seed = 11;
   for (int64_t cols : {32, 64, 96, 576, 608, 2048, 2080}) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
     const Weights w = random_weights(type(), kRows, cols, seed++);
     const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), seed++);
-    const GemvMatrix regrouped(w.view, Isa::Avx512);
+    const GemvMatrix regrouped(w.view, regrouping_isa(type()));
     ASSERT_EQ(regrouped.view().layout, RowLayout::GroupedQuants);
     ASSERT_EQ(regrouped.copied_bytes(), w.view.bytes());
     GemvActivation act;
     gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
     std::vector<float> expected(kRows), y(kRows);
     gemv_rows(w.view, act, expected.data(), 0, kRows, Isa::Scalar);
-    if (isa() == Isa::Avx2) {
+    if (!gemv_batches(regrouped.view(), isa())) {
       EXPECT_THROW(gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa()), Error);
       continue;
     }
     gemv_rows(regrouped.view(), act, y.data(), 0, kRows, isa());
-    for (size_t r = 0; r < kRows; ++r) {
-      if (isa() == Isa::Scalar) {
-        EXPECT_EQ(y[r], expected[r]) << "row " << r;
-        continue;
-      }
-      double abs_dot = 0.0;
-      for (size_t c = 0; c < static_cast<size_t>(cols); ++c)
-        abs_dot += std::abs(w.exact[r * static_cast<size_t>(cols) + c] * act.q8[c / 32].d * act.q8[c / 32].qs[c % 32]);
-      EXPECT_NEAR(y[r], expected[r], 4 * std::sqrt(static_cast<double>(cols)) * kUnitRoundoff * abs_dot) << "row " << r;
+    const std::vector<double> used = activation_values(act);
+    for (int64_t r = 0; r < kRows; ++r) {
+      const auto i = static_cast<size_t>(r);
+      if (isa() == Isa::Scalar)
+        EXPECT_EQ(y[i], expected[i]) << "row " << r;
+      else
+        EXPECT_NEAR(y[i], expected[i], sum_rounding_bound(w, r, used)) << "row " << r;
     }
   }
 }
 
+// The layout each ISA reads follows its kernels; AVX-512 reads Q8_0 and
+// Q4_0 regrouped only, which is what the decode speed rests on.
 TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
-  for (TensorType type : kTypes)
+  EXPECT_EQ(gemv_layout(TensorType::Q8_0, Isa::Avx512), RowLayout::GroupedQuants);
+  EXPECT_EQ(gemv_layout(TensorType::Q4_0, Isa::Avx512), RowLayout::GroupedQuants);
+  for (const WeightFormat& format : weight_formats())
     for (Isa isa : kAllIsas) {
+      const TensorType type = format.type;
+      SCOPED_TRACE(std::string(traits(type).name) + " " + std::string(isa_name(isa)));
       const Weights w = random_weights(type, 3, 64, 1);
       const GemvMatrix m(w.view, isa);
-      const bool regrouped = is_quantized(type) && isa == Isa::Avx512;
-      const RowLayout expected = regrouped ? RowLayout::GroupedQuants : RowLayout::Blocks;
-      EXPECT_EQ(m.view().layout, expected);
-      EXPECT_EQ(gemv_layout(type, isa), expected);
+      const bool regrouped = gemv_layout(type, isa) == RowLayout::GroupedQuants;
+      EXPECT_EQ(m.view().layout, gemv_layout(type, isa));
       EXPECT_EQ(m.view().data == w.view.data, !regrouped);
       EXPECT_EQ(m.copied_bytes(), regrouped ? w.view.bytes() : 0u);
       // Only grouped rows have a kernel that reads them once for a batch.
@@ -279,16 +323,17 @@ std::string param_name(const ::testing::TestParamInfo<std::tuple<Isa, TensorType
          std::string(traits(std::get<1>(p.param)).name);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryIsaAndFormat, GemvTest,
-    ::testing::Combine(::testing::ValuesIn(kAllIsas),
-                       ::testing::ValuesIn(kTypes)),
-    param_name);
-INSTANTIATE_TEST_SUITE_P(
-    EveryIsaAndIntegerFormat, GemvQuantTest,
-    ::testing::Combine(::testing::ValuesIn(kAllIsas),
-                       ::testing::Values(TensorType::Q8_0, TensorType::Q4_0)),
-    param_name);
+INSTANTIATE_TEST_SUITE_P(EveryIsaAndFormat, GemvTest,
+                         ::testing::Combine(::testing::ValuesIn(kAllIsas), ::testing::ValuesIn(formats_where(any_format))),
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(EveryIsaAndIntegerFormat, GemvQuantTest,
+                         ::testing::Combine(::testing::ValuesIn(kAllIsas),
+                                            ::testing::ValuesIn(formats_where(quantizes_activation))),
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(EveryIsaAndRegroupedFormat, GemvGroupedTest,
+                         ::testing::Combine(::testing::ValuesIn(kAllIsas),
+                                            ::testing::ValuesIn(formats_where(regrouped_somewhere))),
+                         param_name);
 
 // The one weight without a positive twin is exact: under AVX2's sign trick
 // and AVX-512's unsigned shift alike.
@@ -318,26 +363,27 @@ TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
   x[67] = -0.5f;
   GemvActivation scalar;
   gemv_prepare(TensorType::Q4_0, x.data(), 96, scalar, Isa::Scalar);
-  ASSERT_EQ(scalar.q8.size(), 3u);
+  const std::span<const BlockQ8Act> blocks = scalar.blocks<BlockQ8Act>();
+  ASSERT_EQ(blocks.size(), 3u);
   for (size_t b = 0; b < 3; ++b) {
     int32_t sum = 0;
     for (size_t j = 0; j < 32; ++j) {
-      const int8_t q = scalar.q8[b].qs[j];
+      const int8_t q = blocks[b].qs[j];
       EXPECT_LE(std::abs(q), 127);
-      EXPECT_LE(std::abs(x[32 * b + j] - scalar.q8[b].d * q), scalar.q8[b].d * (0.5f + 0x1p-15f));
+      EXPECT_LE(std::abs(x[32 * b + j] - blocks[b].d * q), blocks[b].d * (0.5f + 0x1p-15f));
       sum += q;
     }
-    EXPECT_EQ(scalar.q8[b].sum, sum);
+    EXPECT_EQ(blocks[b].sum, sum);
   }
-  EXPECT_EQ(scalar.q8[1].d, 0.0f);
-  EXPECT_EQ(scalar.q8[2].d, 1.0f);
-  EXPECT_EQ(scalar.q8[2].qs[1], 2);
-  EXPECT_EQ(scalar.q8[2].qs[2], 4);
-  EXPECT_EQ(scalar.q8[2].qs[3], 0);
+  EXPECT_EQ(blocks[1].d, 0.0f);
+  EXPECT_EQ(blocks[2].d, 1.0f);
+  EXPECT_EQ(blocks[2].qs[1], 2);
+  EXPECT_EQ(blocks[2].qs[2], 4);
+  EXPECT_EQ(blocks[2].qs[3], 0);
   for (Isa isa : supported_isas()) {
     GemvActivation act;
     gemv_prepare(TensorType::Q4_0, x.data(), 96, act, isa);
-    EXPECT_EQ(std::memcmp(act.q8.data(), scalar.q8.data(), 3 * sizeof(BlockQ8Act)), 0) << isa_name(isa);
+    EXPECT_EQ(std::memcmp(act.quantized.data(), scalar.quantized.data(), 3 * sizeof(BlockQ8Act)), 0) << isa_name(isa);
   }
 }
 
