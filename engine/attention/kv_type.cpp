@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
+#include "engine/kernels/weight_format.h"
 #include "engine/util/error.h"
 #include "engine/util/half.h"
 
@@ -37,21 +39,22 @@ void decode_q8(const std::byte* in, float* out, size_t n) {
     out[i] = d * static_cast<float>(static_cast<int8_t>(in[sizeof(d16) + i]));
 }
 
-template <uint16_t (*Convert)(float)>
-void encode_halves(const float* x, std::byte* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const uint16_t h = Convert(x[i]);
-    std::memcpy(out + 2 * i, &h, 2);
+// The weight format whose rows a vector of `type` is, converted by that
+// format's reference functions (weight_format.h). q8_0 vectors are not
+// Q8_0 rows: their groups may span head_dim, and they round against the
+// stored scale (kv_type.h).
+std::optional<TensorType> stored_as(KvType type) {
+  switch (type) {
+    case KvType::F32:
+      return TensorType::F32;
+    case KvType::F16:
+      return TensorType::F16;
+    case KvType::BF16:
+      return TensorType::BF16;
+    case KvType::Q8_0:
+      break;
   }
-}
-
-template <float (*Convert)(uint16_t)>
-void decode_halves(const std::byte* in, float* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    uint16_t h;
-    std::memcpy(&h, in + 2 * i, 2);
-    out[i] = Convert(h);
-  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -83,52 +86,20 @@ KvType parse_kv_type(std::string_view name) {
 size_t kv_q8_group(size_t head_dim) { return head_dim % 32 == 0 ? 32 : head_dim; }
 
 size_t kv_vector_bytes(KvType type, size_t head_dim) {
-  switch (type) {
-    case KvType::F32:
-      return 4 * head_dim;
-    case KvType::F16:
-    case KvType::BF16:
-      return 2 * head_dim;
-    case KvType::Q8_0:
-      break;
-  }
+  if (const auto format = stored_as(type)) return row_bytes(*format, head_dim);
   const size_t group = kv_q8_group(head_dim);
   return head_dim / group * (sizeof(uint16_t) + group);
 }
 
 void kv_encode(KvType type, const float* x, std::byte* out, size_t head_dim) {
-  switch (type) {
-    case KvType::F32:
-      std::memcpy(out, x, 4 * head_dim);
-      return;
-    case KvType::F16:
-      encode_halves<f32_to_fp16>(x, out, head_dim);
-      return;
-    case KvType::BF16:
-      encode_halves<f32_to_bf16>(x, out, head_dim);
-      return;
-    case KvType::Q8_0:
-      break;
-  }
+  if (const auto format = stored_as(type)) return weight_format(*format).quantize(x, out, head_dim);
   const size_t group = kv_q8_group(head_dim);
   for (size_t g = 0; g < head_dim / group; ++g)
     encode_q8(x + g * group, out + g * (sizeof(uint16_t) + group), group);
 }
 
 void kv_decode(KvType type, const std::byte* in, float* out, size_t head_dim) {
-  switch (type) {
-    case KvType::F32:
-      std::memcpy(out, in, 4 * head_dim);
-      return;
-    case KvType::F16:
-      decode_halves<fp16_to_f32>(in, out, head_dim);
-      return;
-    case KvType::BF16:
-      decode_halves<bf16_to_f32>(in, out, head_dim);
-      return;
-    case KvType::Q8_0:
-      break;
-  }
+  if (const auto format = stored_as(type)) return weight_format(*format).dequantize(in, out, head_dim);
   const size_t group = kv_q8_group(head_dim);
   for (size_t g = 0; g < head_dim / group; ++g)
     decode_q8(in + g * (sizeof(uint16_t) + group), out + g * group, group);

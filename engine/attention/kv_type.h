@@ -1,7 +1,9 @@
 #pragma once
 // Element types of the paged KV cache, chosen separately for K and V, and the
 // conversion of one head vector (head_dim floats) to and from its stored
-// bytes.
+// bytes. An f32, f16 or bf16 vector is a row of that weight format,
+// converted by the format's reference functions (engine/kernels/
+// weight_format.h); q8_0 has its own groups and rounding, below.
 //
 // q8_0 stores groups of int8 with one f16 scale each: groups of 32 (the
 // BlockQ8_0 layout) when head_dim is a multiple of 32, else one group of
