@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "bench/runner/stats.h"
+#include "engine/util/error.h"
 
 namespace pdbench::report {
 
@@ -178,8 +179,14 @@ GemmPrecision weights_precision(const RunData& run, const std::string& weight_ty
   const P own("/models/" + weight_type + "/gemm_precision");
   const P only("/model/gemm_precision");
   const nlohmann::json& m = run.meta;
-  const nlohmann::json name = m.contains(own) ? m.at(own) : m.contains(only) ? m.at(only) : nlohmann::json();
-  return runner::parse_precision(name.is_string() ? name.get<std::string>() : "");
+  const P* field = m.contains(own) ? &own : m.contains(only) ? &only : nullptr;
+  if (field == nullptr) return GemmPrecision::F32;  // results from before it was recorded
+  const nlohmann::json& name = m.at(*field);
+  try {
+    return parse_gemm_precision(name.is_string() ? name.get<std::string>() : name.dump());
+  } catch (const Error& e) {
+    fail_file(run.dir + "/meta.json", field->to_string() + ": " + e.what());
+  }
 }
 
 }  // namespace pdbench::report

@@ -81,7 +81,8 @@ std::vector<StepMedian> step_medians(const runner::Table& steps);
 std::optional<runner::Limits> run_limits(const RunData& run);
 // The precision of the prefill GEMMs of the model a case's weight_type ran
 // (meta.json `models.TYPE` or `model`, `gemm_precision`): which compute roof
-// applies. F32 for results from before it was recorded.
+// applies. F32 for results from before it was recorded; an Error naming
+// meta.json and the field for a name the engine does not know.
 GemmPrecision weights_precision(const RunData& run, const std::string& weight_type);
 
 }  // namespace pdbench::report

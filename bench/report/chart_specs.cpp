@@ -460,7 +460,7 @@ Chart roofline_chart(const Context& ctx) {
             runner::op_compute_precision(op, weights_precision(run, d.value("weight_type", std::string("file")))));
         d["peak_pct"] = 100 * d["gflop_s"].get<double>() / limits->peak_gflop_s(static_cast<size_t>(threads), precision);
         d["bandwidth_pct"] = 100 * d["gb_s"].get<double>() / limits->read_gb_s(static_cast<size_t>(threads));
-        roofs_needed.insert(run.label + "\n" + (threads == 1 ? "1" : "all") + "\n" + runner::precision_name(precision));
+        roofs_needed.insert(run.label + "\n" + (threads == 1 ? "1" : "all") + "\n" + std::string(gemm_precision_name(precision)));
       }
       points.push_back(std::move(d));
     };
@@ -487,13 +487,13 @@ Chart roofline_chart(const Context& ctx) {
     if (!limits) continue;
     for (const bool one : {true, false})
       for (const GemmPrecision precision : {GemmPrecision::F32, GemmPrecision::BF16, GemmPrecision::Int8}) {
-        if (!roofs_needed.contains(run.label + "\n" + (one ? "1" : "all") + "\n" + runner::precision_name(precision)))
+        if (!roofs_needed.contains(run.label + "\n" + (one ? "1" : "all") + "\n" + std::string(gemm_precision_name(precision))))
           continue;
         const double bw = limits->read_gb_s(one ? 1 : 0);
         const double peak = limits->peak_gflop_s(one ? 1 : 0, precision);
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s, %s: %.1f GB/s, %.1f %s", one ? "1 thread" : "all cores",
-                      runner::precision_name(precision).c_str(), bw, peak,
+                      std::string(gemm_precision_name(precision)).c_str(), bw, peak,
                       precision == GemmPrecision::Int8 ? "GOP/s" : "GFLOP/s");
         const std::string name = buf;
         if (!roof_names.insert(name).second) continue;  // same machine: draw its roofs once

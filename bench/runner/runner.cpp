@@ -81,7 +81,7 @@ nlohmann::json model_json(const Scenario& s, const std::string& weight_type, con
                       {"sha256", sha_of.at(file)},
                       {"file_bytes", fs::file_size(file)},
                       {"weights_bytes", engine.model().weight_bytes()},
-                      {"gemm_precision", precision_name(weights_precision(engine.model()))},
+                      {"gemm_precision", gemm_precision_name(weights_precision(engine.model()))},
                       {"architecture", architecture_name(config.arch)},
                       {"layers", config.n_layers},
                       {"dim", config.dim},

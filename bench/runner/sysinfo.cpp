@@ -277,19 +277,6 @@ double Limits::peak_gflop_s(size_t threads, GemmPrecision precision) const {
   return fp32_gflop_s(threads);
 }
 
-std::string precision_name(GemmPrecision precision) {
-  switch (precision) {
-    case GemmPrecision::F32: return "f32";
-    case GemmPrecision::BF16: return "bf16";
-    case GemmPrecision::Int8: return "int8";
-  }
-  return "f32";
-}
-
-GemmPrecision parse_precision(const std::string& name) {
-  return name == "bf16" ? GemmPrecision::BF16 : name == "int8" ? GemmPrecision::Int8 : GemmPrecision::F32;
-}
-
 GemmPrecision op_compute_precision(std::string_view op, GemmPrecision weights) {
   if (op == kWholePhase) return weights;
   const std::optional<Op> known = op_from_name(op);

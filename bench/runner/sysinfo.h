@@ -34,9 +34,6 @@ struct Limits {
   bool has_gemm_peaks() const { return bf16_gflop_s_all > 0 && int8_gop_s_all > 0; }
 };
 
-// "f32", "bf16", "int8"; parse_precision reads them back (anything else: F32).
-std::string precision_name(GemmPrecision precision);
-GemmPrecision parse_precision(const std::string& name);
 // The name a roofline point of a whole phase (all its ops) goes by.
 inline constexpr std::string_view kWholePhase = "whole phase";
 // The compute roof an operator (op_profile.h's names, or kWholePhase) is

@@ -32,6 +32,27 @@ dnnl::memory::dim dim(size_t v) { return static_cast<dnnl::memory::dim>(v); }
 
 }  // namespace
 
+std::string_view gemm_precision_name(GemmPrecision precision) {
+  switch (precision) {
+    case GemmPrecision::BF16:
+      return "bf16";
+    case GemmPrecision::Int8:
+      return "int8";
+    case GemmPrecision::F32:
+      break;
+  }
+  return "f32";
+}
+
+GemmPrecision parse_gemm_precision(std::string_view name) {
+  std::string choices;
+  for (GemmPrecision precision : {GemmPrecision::F32, GemmPrecision::BF16, GemmPrecision::Int8}) {
+    if (gemm_precision_name(precision) == name) return precision;
+    choices += (choices.empty() ? "" : ", ") + std::string(gemm_precision_name(precision));
+  }
+  throw Error("unknown GEMM precision '" + std::string(name) + "' (expected one of " + choices + ")");
+}
+
 GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats) {
   bool int8 = false, narrowable = false;
   for (const MatrixView& w : stacked) {

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/kernels/matrix_view.h"
@@ -38,6 +39,12 @@ class matmul;
 }  // namespace dnnl
 
 namespace pdbench {
+
+// "f32", "bf16", "int8": the names results files record.
+std::string_view gemm_precision_name(GemmPrecision precision);
+// The precision gemm_precision_name calls `name`; any other name is an
+// Error listing them.
+GemmPrecision parse_gemm_precision(std::string_view name);
 
 // The precision for stacked matrices of these types (see above): Int8 if any
 // format's GEMM is (WeightFormat::gemm), else F32, or BF16 when

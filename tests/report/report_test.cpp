@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "bench/report/cases.h"
 #include "bench/report/chart_specs.h"
 #include "bench/report/insights.h"
 #include "bench/report/report.h"
@@ -145,6 +146,28 @@ TEST(Report, WithoutMeasuredLimitsTheRooflineSaysWhy) {
   for (const auto& s : insights(runs)) said = said || s.text.find("no measured limits") != std::string::npos;
   EXPECT_TRUE(said);
   fs::remove_all(dir);
+}
+
+// The GEMM precision recorded per model picks the compute roof; a name the
+// engine does not know is an error naming the file and field, and results
+// from before it was recorded meet the F32 roof.
+TEST(Report, WeightsPrecisionIsReadByTheEnginesNames) {
+  RunData run;
+  run.dir = "results/x";
+  EXPECT_EQ(weights_precision(run, "file"), GemmPrecision::F32);
+  run.meta["models"]["q8_0"]["gemm_precision"] = "int8";
+  run.meta["model"]["gemm_precision"] = "bf16";
+  EXPECT_EQ(weights_precision(run, "q8_0"), GemmPrecision::Int8);
+  EXPECT_EQ(weights_precision(run, "file"), GemmPrecision::BF16);
+  run.meta["model"]["gemm_precision"] = "fp8";
+  try {
+    weights_precision(run, "file");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results/x/meta.json: /model/gemm_precision: unknown GEMM precision 'fp8'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Report, MarkdownHasTablesSentencesAndSvgCharts) {

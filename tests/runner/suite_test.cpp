@@ -223,7 +223,10 @@ TEST(Sysinfo, ComputeRoofFollowsThePrecisionOfTheWork) {
   EXPECT_EQ(op_compute_precision("lm_head", GemmPrecision::BF16), GemmPrecision::BF16);
   EXPECT_EQ(op_compute_precision("no such op", GemmPrecision::Int8), GemmPrecision::F32);
   for (size_t i = 0; i < kOpCount; ++i) EXPECT_EQ(op_from_name(op_name(static_cast<Op>(i))), static_cast<Op>(i));
-  EXPECT_EQ(parse_precision(precision_name(GemmPrecision::Int8)), GemmPrecision::Int8);
+  for (GemmPrecision p : {GemmPrecision::F32, GemmPrecision::BF16, GemmPrecision::Int8})
+    EXPECT_EQ(parse_gemm_precision(gemm_precision_name(p)), p);
+  EXPECT_THROW(parse_gemm_precision("fp8"), Error);
+  EXPECT_THROW(parse_gemm_precision(""), Error);
 }
 
 TEST(Sysinfo, OnednnGemmPeaksAreMeasured) {
