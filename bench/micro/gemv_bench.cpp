@@ -20,6 +20,7 @@
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
+#include "engine/kernels/weight_format.h"
 #include "engine/util/aligned_vector.h"
 
 namespace pdbench {
@@ -41,9 +42,6 @@ constexpr Shape kShapes[] = {
     {"llama1b_gate_up_8192x2048", 8192, 2048}, {"llama1b_down_2048x8192", 2048, 8192},
     {"llama1b_lm_head_128256x2048", 128256, 2048},
 };
-
-constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16,
-                                 TensorType::Q8_0, TensorType::Q4_0};
 
 // Copies of one matrix filling the working set. Its rows repeat 16 random
 // rows (quantized by the reference quantizer, so scales are normal numbers):
@@ -190,7 +188,8 @@ const bool registered = [] {
   const int all_threads = omp_get_max_threads();
   // "<type>_grouped": the selected ISA reads that type's rows regrouped
   // (gemv_layout), as the engine does.
-  for (TensorType type : kTypes) {
+  for (const WeightFormat& weights : weight_formats()) {
+    const TensorType type = weights.type;
     const RowLayout layout = gemv_layout(type);
     const std::string format = std::string(traits(type).name) + (layout == RowLayout::Blocks ? "" : "_grouped");
     for (const Shape& shape : kShapes) {
