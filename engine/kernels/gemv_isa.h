@@ -74,7 +74,7 @@ extern const GemvKernels kAvx2Kernels;
 extern const GemvKernels kAvx512Kernels;
 
 // The kernels `isa` runs for `type`: its own, else the scalar ones, which
-// every format has (weight_format_test).
+// every format has (weight_format_test checks).
 const FormatGemv& kernels_for(Isa isa, TensorType type);
 
 }  // namespace pdbench::gemv_detail

@@ -125,7 +125,8 @@ void quantize_q8_32(const float* x, void* blocks, size_t n_blocks) {
 }
 
 // Every format, on the file's rows; Q8_0 and Q4_0 also regrouped, the
-// reference for AVX-512's grouped kernels (which only read the offsets).
+// reference for AVX-512's grouped kernels. These read the activation's
+// blocks as quantized, not the offsets: no shift.
 constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_elementwise<float, identity>, nullptr, 0},
     {TensorType::F16, gemv_elementwise<uint16_t, fp16_to_f32>, nullptr, 0},

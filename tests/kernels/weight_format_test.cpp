@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/weight_format.h"
 #include "tests/support/random_values.h"
 
@@ -43,6 +44,8 @@ TEST(WeightFormat, TraitsAgree) {
     const bool quantized = stored.block_size > 1;
     EXPECT_EQ(format.gemm == GemmPrecision::Int8, quantized);
     EXPECT_EQ(format.activation != ActivationType::F32, quantized);
+    // The scalar GEMV, every SIMD kernel's reference, reads the file's rows.
+    EXPECT_EQ(gemv_layout(format.type, Isa::Scalar), RowLayout::Blocks);
   }
 }
 
