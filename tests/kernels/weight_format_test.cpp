@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -89,6 +90,26 @@ TEST(WeightFormat, FiniteCheckFindsWhatDequantizeMakesNonFinite) {
       hits += first.has_value();
     }
     EXPECT_GT(hits, 0u);  // the bytes did test the check
+  }
+}
+
+// The largest float overflows every narrower format's element or scale to
+// Inf when quantized (f32 holds it, finite); the check finds it where the
+// reference dequantize does.
+TEST(WeightFormat, FiniteCheckFindsOverflowToInf) {
+  for (const WeightFormat& format : weight_formats()) {
+    SCOPED_TRACE(traits(format.type).name);
+    std::vector<float> x = test::random_normal(kCols, 4, 0.02f);
+    x[1000] = -std::numeric_limits<float>::max();
+    std::vector<std::byte> stored(row_bytes(format.type, kCols));
+    format.quantize(x.data(), stored.data(), kCols);
+    std::vector<float> values(kCols);
+    format.dequantize(stored.data(), values.data(), kCols);
+    const TensorTypeTraits& stored_as = traits(format.type);
+    const bool narrower = stored_as.block_bytes < sizeof(float) * stored_as.block_size;
+    const uint64_t block_start = 1000 / stored_as.block_size * stored_as.block_size;
+    EXPECT_EQ(!std::isfinite(values[block_start]), narrower);
+    EXPECT_EQ(format.first_non_finite(stored), narrower ? std::optional<uint64_t>(block_start) : std::nullopt);
   }
 }
 
