@@ -1,7 +1,6 @@
 #include "engine/kernels/weight_format.h"
 
 #include <array>
-#include <iterator>
 
 #include "engine/kernels/dequantize.h"
 #include "engine/kernels/finite_check.h"

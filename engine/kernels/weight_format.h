@@ -2,7 +2,7 @@
 // The weight formats, one row each: what the engine does with a format
 // beyond storing it. How it is stored (name, elements and bytes per block)
 // is engine/format/tensor_type.h's row, below this library, where the file
-// reader needs it. Adding a format is a row in each table plus its kernels:
+// reader needs it. Adding a format is its row there and here, plus:
 //   - a block struct with a static_assert on its size (tensor_type.h);
 //   - the reference dequantize and quantize (dequantize.h, quantize.h), the
 //     definition every fast kernel is held to, and its finite check
