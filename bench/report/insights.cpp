@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "bench/report/cases.h"
 #include "bench/runner/stats.h"
@@ -130,13 +131,18 @@ std::string bound_clause(const RunData& run, const Case& c, const PhaseTotals& t
   if (bw_frac > 1 && cached)
     return s + "more than memory delivers, so it reads from the caches (" + fits +
            "); cache-resident, and bound by per-operator overheads rather than DRAM";
-  // Weights larger than any cache (or caches unknown) read above the
-  // measured bandwidth: still memory-bound; the roof is what under-reads.
-  if (bw_frac > 1)
-    return s + "memory-bound, above the measured bandwidth (part of what it reads stays in the caches between "
-               "steps, or the bandwidth test under-reads this machine)";
-  if (bw_frac >= kBoundFraction) return s + "memory-bound";
-  if (flop_frac >= kBoundFraction) return s + "compute-bound";
+  // The nearer roof bounds it. Above a roof, that roof under-reads this
+  // machine (measured while it was busy, say) or, for bytes, part of what is
+  // read stays in the caches between steps: still bound by it.
+  const bool memory = bw_frac >= flop_frac;
+  const double nearer = std::max(bw_frac, flop_frac);
+  if (nearer >= kBoundFraction)
+    return s + (memory ? "memory-bound" : "compute-bound") +
+           (nearer > 1 ? memory ? " (above the measured bandwidth: part of what it reads stays in the caches, or the "
+                                  "bandwidth measurement under-reads this machine)"
+                                : " (above the measured peak, which under-reads this machine: re-measure with "
+                                  "`pdbench sysinfo --refresh` on a quiet machine)"
+                       : "");
   if (cached) return s + "overhead-bound at this model size (" + fits + ", so fixed per-operator costs set the pace)";
   return s + "far from both roofs, so per-operator overheads and synchronisation dominate";
 }
@@ -198,8 +204,17 @@ void prefill_sentences(const RunData& run, const std::vector<Case>& cases, const
 
 void decode_sentences(const RunData& run, const std::vector<Case>& cases, const std::vector<OpMedian>& ops,
                       std::vector<Insight>& out) {
-  // The shallowest context, then the shortest prompt, then the fastest.
+  // Depths measured with the same other settings: the case with the most
+  // starts a fit of step time against context over many positions.
+  const auto depths = [&](const Case& a) {
+    std::set<double> seen;
+    for (const auto& other : cases)
+      if (same_except(other, a, {"prompt_tokens", "context_depth"})) seen.insert(axis(other, "context_depth"));
+    return seen.size();
+  };
+  // The most depths, then the shallowest context, then the shortest prompt, then the fastest.
   const Case* c = pick(cases, [&](const Case& a, const Case& b) {
+    if (depths(a) != depths(b)) return depths(a) > depths(b);
     if (axis(a, "context_depth") != axis(b, "context_depth")) return axis(a, "context_depth") < axis(b, "context_depth");
     if (axis(a, "prompt_tokens") != axis(b, "prompt_tokens")) return axis(a, "prompt_tokens") < axis(b, "prompt_tokens");
     return metric(run, a, "decode_median_tok_s") > metric(run, b, "decode_median_tok_s");
@@ -224,7 +239,9 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
     for (const auto& s : steps)
       if (s.case_id == other.settings["case_id"]) xs.push_back(s.kv_length), ys.push_back(s.step_ms);
   }
-  if (xs.size() < 2) return;
+  // One depth's steps span a few dozen positions: too little, and too
+  // noisy, to fit a growth with context to.
+  if (xs.size() < 2 || depths(*c) < 2) return;
   const auto mean = [](const std::vector<double>& v) {
     double sum = 0;
     for (double x : v) sum += x;

@@ -124,7 +124,10 @@ TEST(Report, SentencesAreComputedFromTheData) {
       << prefill;
   EXPECT_NE(prefill.find("of the measured 7.22 GB/s memory read bandwidth"), std::string::npos) << prefill;
   EXPECT_NE(decode.find("ms per token"), std::string::npos) << decode;
-  EXPECT_NE(decode.find("ms per 1,000 tokens of context"), std::string::npos) << decode;
+  // No case of the fixtures is measured at two depths with the same other
+  // settings: a growth with context fitted to one depth's few dozen steps
+  // would read noise.
+  EXPECT_EQ(decode.find("ms per 1,000 tokens of context"), std::string::npos) << decode;
   EXPECT_NE(overall.find("b against a on their 2 common cases"), std::string::npos) << overall;
   EXPECT_NE(overall.find("The noisiest case is p64_n32_d128_t2_greedy"), std::string::npos) << overall;
 }
