@@ -13,8 +13,8 @@
 # trust store). Nothing is cached between runs, so a package that setup.sh
 # forgets fails here even when this host has it. Exits non-zero when either
 # command fails. Needs root (chroot, mounts); installs mmdebstrap on the host
-# if missing. --keep leaves the root in place and prints its path. Takes
-# about 25 minutes on 2 cores, most of it the build and the main job.
+# if missing. --keep leaves the root in place and prints its path. Took 37
+# minutes on 2 cores with another build beside it: packages, build, main job.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 shared="$(cd "$repo/.." && pwd)/shared"
