@@ -206,12 +206,16 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
                       std::vector<Insight>& out) {
   // Depths measured with the same other settings: the case with the most
   // starts a fit of step time against context over many positions.
-  const auto depths = [&](const Case& a) {
+  // Counted once per case: the comparisons below would otherwise rescan
+  // every case for each pair.
+  std::vector<size_t> depth_count;
+  for (const auto& a : cases) {
     std::set<double> seen;
     for (const auto& other : cases)
       if (same_except(other, a, {"prompt_tokens", "context_depth"})) seen.insert(axis(other, "context_depth"));
-    return seen.size();
-  };
+    depth_count.push_back(seen.size());
+  }
+  const auto depths = [&](const Case& a) { return depth_count[static_cast<size_t>(&a - cases.data())]; };
   // The most depths, then the shallowest context, then the shortest prompt, then the fastest.
   const Case* c = pick(cases, [&](const Case& a, const Case& b) {
     if (depths(a) != depths(b)) return depths(a) > depths(b);
