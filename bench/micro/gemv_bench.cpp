@@ -2,8 +2,8 @@
 // format, 1 thread and all threads, with the kernels of selected_isa()
 // (PDBENCH_ISA=avx2|scalar to compare). Counters: bytes/s of weights read
 // and FLOP/s (2 rows cols). BM_read_bandwidth is the roofline: the same
-// bytes summed by read_sum. BM_gemv_batch: the batch kernels (Q8_0 and
-// Q4_0 on AVX-512) at batch 1, 2, 4 and 8, weights read once per call.
+// bytes summed by read_sum. BM_gemm_rows: the batch kernels (Q8_0 and
+// Q4_0 on AVX-512) at 1, 2, 4, 8 and 512 tokens, weights read once per call.
 //
 // Decode streams each matrix from DRAM once per token, so every benchmark
 // cycles through copies of its matrix filling kWorkingSetBytes, more than the
@@ -121,12 +121,13 @@ void BM_gemv(benchmark::State& state, TensorType type, RowLayout layout, const S
   state.SetLabel(std::string(isa_name(selected_isa())));
 }
 
-// Args: batch size M, thread count. M tokens against one matrix, the way a
-// batched decode step runs it: quantize M activations, then one parallel
-// region in which each thread reads its rows' weights once for all M.
-// bytes/s counts the weights once per call, so a batch kernel that stays
-// memory-bound holds the M = 1 rate while its FLOP/s grow M-fold.
-void BM_gemv_batch(benchmark::State& state, TensorType type, RowLayout layout, const Shape& shape) {
+// Args: tokens M, thread count. M tokens against one matrix, the way a
+// batched decode step (M <= 8) or a prefill (M = 512) runs it: quantize M
+// activations, then one parallel region in which each thread reads its
+// rows' weights from memory once for all M (gemm_rows). bytes/s counts the
+// weights once per call, so a batch that stays memory-bound holds the M = 1
+// rate while its FLOP/s grow M-fold; a prefill is judged by its FLOP/s.
+void BM_gemm_rows(benchmark::State& state, TensorType type, RowLayout layout, const Shape& shape) {
   const MatrixCopies& copies = matrix_copies(type, layout, shape);
   const auto batch = static_cast<size_t>(state.range(0));
   omp_set_num_threads(static_cast<int>(state.range(1)));
@@ -143,7 +144,7 @@ void BM_gemv_batch(benchmark::State& state, TensorType type, RowLayout layout, c
 #pragma omp parallel
     {
       const RowRange mine = gemv_thread_rows(shape.rows, omp_get_thread_num(), omp_get_num_threads());
-      gemv_rows_batch(w, acts, y.data(), rows, mine.begin, mine.end);
+      gemm_rows(w, acts, y.data(), rows, mine.begin, mine.end);
     }
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
@@ -198,10 +199,10 @@ const bool registered = [] {
       b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);
       if (all_threads > 1) b->Arg(all_threads);
       if (!gemv_batches(MatrixView{type, 1, 32, nullptr, layout})) continue;
-      const std::string batch_name = "BM_gemv_batch/" + format + "/" + shape.name;
-      auto* batch = benchmark::RegisterBenchmark(batch_name.c_str(), BM_gemv_batch, type, layout, shape);
-      batch->ArgNames({"batch", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
-      for (int64_t m : {1, 2, 4, 8}) batch->Args({m, 1})->Args({m, all_threads});
+      const std::string batch_name = "BM_gemm_rows/" + format + "/" + shape.name;
+      auto* batch = benchmark::RegisterBenchmark(batch_name.c_str(), BM_gemm_rows, type, layout, shape);
+      batch->ArgNames({"tokens", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+      for (int64_t m : {1, 2, 4, 8, 512}) batch->Args({m, 1})->Args({m, all_threads});
     }
   }
   auto* read = benchmark::RegisterBenchmark("BM_read_bandwidth", BM_read_bandwidth);

@@ -2,8 +2,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
@@ -140,7 +142,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
     const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
-    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n);
+    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, true);
   }
   const void* x = act.f32 != nullptr ? static_cast<const void*>(act.f32) : act.quantized.data();
   file_rows_kernel(isa, w)(first, stride, cols, x, out, n);
@@ -148,23 +150,30 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
 
 bool gemv_batches(const MatrixView& w, Isa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }
 
-void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
-                     int64_t row_begin, int64_t row_end, Isa isa) {
-  if (acts.size() > kGemvMaxBatch)
-    throw Error("gemv_rows_batch: " + std::to_string(acts.size()) + " activations, at most " +
-                std::to_string(kGemvMaxBatch));
-  if (!gemv_batches(w, isa)) {
-    for (size_t m = 0; m < acts.size(); ++m) gemv_rows(w, acts[m], y + m * y_stride, row_begin, row_end, isa);
-    return;
-  }
-  gemv_detail::GroupedActivation xs[kGemvMaxBatch];
-  for (size_t m = 0; m < acts.size(); ++m) {
-    check_activation(w, acts[m]);
-    xs[m] = grouped_activation(isa, acts[m]);
-  }
+void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+               int64_t row_begin, int64_t row_end, Isa isa) {
+  for (const GemvActivation& act : acts) check_activation(w, act);
   if (row_begin >= row_end || acts.empty()) return;
-  grouped_kernel(isa, w)(w.row(row_begin), w.row_stride(), static_cast<size_t>(w.cols), xs, acts.size(),
-                         y + row_begin, y_stride, static_cast<size_t>(row_end - row_begin));
+  const size_t stride = w.row_stride();
+  const auto cols = static_cast<size_t>(w.cols);
+  const size_t block_rows = std::max<size_t>(kGemmMinBlockRows, kGemmBlockBytes / stride);
+  const gemv_detail::GroupedGemv batch_kernel = grouped_kernel_or_null(isa, w);
+  std::vector<gemv_detail::GroupedActivation> xs;
+  if (batch_kernel != nullptr)
+    for (const GemvActivation& act : acts) xs.push_back(grouped_activation(isa, act));
+  for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
+    const size_t n_rows = std::min(block_rows, static_cast<size_t>(row_end) - r0);
+    const std::byte* rows = w.row(static_cast<int64_t>(r0));
+    if (batch_kernel == nullptr) {
+      for (size_t m = 0; m < acts.size(); ++m)
+        gemv_rows(w, acts[m], y + m * y_stride, static_cast<int64_t>(r0), static_cast<int64_t>(r0 + n_rows), isa);
+      continue;
+    }
+    // The first tile of tokens brings the block from memory; the rest find it in L2.
+    for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
+      batch_kernel(rows, stride, cols, xs.data() + m, std::min(kGemvMaxBatch, acts.size() - m),
+                   y + m * y_stride + r0, y_stride, n_rows, m == 0);
+  }
 }
 
 RowRange gemv_thread_rows(int64_t rows, int thread, int n_threads) {

@@ -58,21 +58,28 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, Isa isa = selected_isa());
 
-// The most activations gemv_rows_batch reads the weights once for.
+// The most activations the batch kernels read a weight once for: a tile of
+// gemm_rows.
 inline constexpr size_t kGemvMaxBatch = 8;
 
-// Whether gemv_rows_batch reads w's weights once for the whole batch on
-// `isa` (a layout with a batch kernel: Q8_0 and Q4_0 regrouped, which
+// Whether gemm_rows reads w's weights once per tile of kGemvMaxBatch tokens
+// on `isa` (a layout with a batch kernel: Q8_0 and Q4_0 regrouped, which
 // AVX-512 reads, and the scalar reference of those rows); otherwise it makes
-// one pass per activation, and a GEMM is the better tool for a batch.
+// one pass per activation, and a GEMM is the better tool for many tokens.
 bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 
-// Several tokens' activations against the same rows, for small decode
-// batches: y[m * y_stride + r] = dot(row r of w, acts[m]) for r in
-// [row_begin, row_end) and m < acts.size() <= kGemvMaxBatch. The same
-// checks as gemv_rows; the same sums, to the rounding of their order.
-void gemv_rows_batch(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
-                     int64_t row_begin, int64_t row_end, Isa isa = selected_isa());
+// Any number of tokens' activations against the same rows, a prefill or a
+// batched decode step on the format's own numerics (block scales kept,
+// activations quantized per block, the same sums as gemv_rows):
+// y[m * y_stride + r] = dot(row r of w, acts[m]) for r in [row_begin,
+// row_end). Rows go in blocks of about kGemmBlockBytes, which stay in L2
+// while every tile of tokens meets them, so each weight comes from memory
+// once per call. The same checks as gemv_rows; rows outside the range and
+// the gaps of a wider y_stride stay untouched.
+inline constexpr size_t kGemmBlockBytes = 256 * 1024;
+inline constexpr size_t kGemmMinBlockRows = 16;
+void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+               int64_t row_begin, int64_t row_end, Isa isa = selected_isa());
 
 struct RowRange {
   int64_t begin;

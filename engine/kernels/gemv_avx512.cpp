@@ -152,7 +152,7 @@ struct PrefetchDistances {
   size_t far;
 };
 
-template <typename Format, size_t M>
+template <typename Format, size_t M, bool Prefetch>
 void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t g_end, const GroupedActivation* xs,
                   __m512* acc_out, PrefetchDistances ahead) {
   const std::byte* scales = row;
@@ -171,8 +171,10 @@ void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t 
 #pragma GCC unroll 8
     for (size_t k = 0; k < Format::kChunks; ++k) {
       const std::byte* chunk = group + 4 * count * k;
-      _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.near, _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.far, _MM_HINT_T1);
+      if constexpr (Prefetch) {
+        _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.near, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.far, _MM_HINT_T1);
+      }
       Format::template add_chunk<M>(_mm512_maskz_loadu_epi32(lanes, chunk), k, xs, g, dot);
     }
 #pragma GCC unroll 8
@@ -190,11 +192,17 @@ void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t 
 // L1 while the strip's weights (kStrip rows, in L2 between tiles) stream
 // past. Untiled, 8 activations of Llama-3.2-1B's FFN-down width (8192, 64
 // KiB of quants) spilled to L2 and held that matrix to 12.6 GB/s against
-// 21 for the others (Q8_0, BM_gemv_batch, batch 8, 2 threads).
+// 21 for the others (Q8_0, BM_gemm_rows, batch 8, 2 threads). Prefetch
+// only when the rows come from memory (decode, and the first tile of
+// tokens gemm_rows runs on a block of rows), not from L2, where the
+// prefetches only take load slots: 512 tokens ran 430-490 GFLOP/s with
+// them and 550-625 without (Llama-3.2-1B Q8_0 shapes, BM_gemm_rows, 2
+// threads, AMD EPYC Zen 5). Summing 16 rows' lanes at once by shuffles
+// instead of one horizontal sum each measured slower (450-475).
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 
-template <typename Format, size_t M>
+template <typename Format, size_t M, bool Prefetch>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
                   size_t y_stride, size_t n_rows) {
   constexpr size_t kTileBlocks = kTileBytes / (32 * M) / 16 * 16;
@@ -215,7 +223,7 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
     for (size_t g0 = 0; g0 < n_blocks; g0 += kTileBlocks) {
       const size_t g1 = n_blocks - g0 < kTileBlocks ? n_blocks : g0 + kTileBlocks;
       for (size_t i = 0; i < strip; ++i)
-        grouped_span<Format, M>(w + (r0 + i) * stride, n_blocks, g0, g1, xs, partial[i], ahead);
+        grouped_span<Format, M, Prefetch>(w + (r0 + i) * stride, n_blocks, g0, g1, xs, partial[i], ahead);
     }
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 8
@@ -225,13 +233,16 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
 
 template <typename Format>
 void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                        float* y, size_t y_stride, size_t n_rows) {
+                        float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
   using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
-  static constexpr Kernel kByBatch[] = {gemv_grouped<Format, 1>, gemv_grouped<Format, 2>, gemv_grouped<Format, 3>,
-                                        gemv_grouped<Format, 4>, gemv_grouped<Format, 5>, gemv_grouped<Format, 6>,
-                                        gemv_grouped<Format, 7>, gemv_grouped<Format, 8>};
-  static_assert(sizeof(kByBatch) / sizeof(kByBatch[0]) == kGemvMaxBatch);
-  if (n_x > 0) kByBatch[n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
+  static constexpr Kernel kByBatch[2][kGemvMaxBatch] = {
+      {gemv_grouped<Format, 1, false>, gemv_grouped<Format, 2, false>, gemv_grouped<Format, 3, false>,
+       gemv_grouped<Format, 4, false>, gemv_grouped<Format, 5, false>, gemv_grouped<Format, 6, false>,
+       gemv_grouped<Format, 7, false>, gemv_grouped<Format, 8, false>},
+      {gemv_grouped<Format, 1, true>, gemv_grouped<Format, 2, true>, gemv_grouped<Format, 3, true>,
+       gemv_grouped<Format, 4, true>, gemv_grouped<Format, 5, true>, gemv_grouped<Format, 6, true>,
+       gemv_grouped<Format, 7, true>, gemv_grouped<Format, 8, true>}};
+  if (n_x > 0) kByBatch[stream_weights ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
 }
 
 // One block per step: max|x| over two zmm, then vcvtps2dq (round to nearest

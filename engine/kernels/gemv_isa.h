@@ -35,9 +35,10 @@ struct GroupedActivation {
   const int32_t* offsets;
 };
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
-// read once for all: y[m * y_stride + r] = dot(row r, xs[m]).
+// read once for all: y[m * y_stride + r] = dot(row r, xs[m]). stream_weights:
+// the rows come from memory, not from cache, so the kernel prefetches ahead.
 using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                             float* y, size_t y_stride, size_t n_rows);
+                             float* y, size_t y_stride, size_t n_rows, bool stream_weights);
 
 // One weight format's kernels on one ISA.
 struct FormatGemv {

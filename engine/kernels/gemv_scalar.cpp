@@ -73,7 +73,7 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* acti
 // group's chunks, then the file layout's sum, one activation at a time.
 template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x, float* y,
-                  size_t y_stride, size_t n_rows) {
+                  size_t y_stride, size_t n_rows, bool /*stream_weights*/) {
   constexpr size_t kGroup = 16, kChunk = 4, kQuantBytes = sizeof(Block) - sizeof(uint16_t);
   const size_t n_blocks = cols / 32;
   for (size_t m = 0; m < n_x; ++m)

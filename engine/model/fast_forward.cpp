@@ -213,7 +213,7 @@ void FastForward::project(OnednnGemm& gemm, std::initializer_list<const MatrixVi
     for (size_t t = 0; t < n; ++t) gemv_prepare(type, in + t * cols, cols, batch_acts_[t]);
     split_stacked_rows(std::span(rows, parts.size()), omp_get_thread_num(), omp_get_num_threads(),
                        [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
-                         gemv_rows_batch(*part[i], acts, out + base, static_cast<size_t>(width), lo, hi);
+                         gemm_rows(*part[i], acts, out + base, static_cast<size_t>(width), lo, hi);
                        });
   }
 }

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/kernels/dequantize.h"
@@ -251,47 +252,43 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
     }
 }
 
-// A batch gives every activation exactly what gemv_rows gives it alone: the
-// batch kernel keeps one accumulator per activation and adds in the same
-// order whatever the batch size (its column tiles only park the
-// accumulators), and other layouts run gemv_rows per activation. Rows
-// outside the range, and the gaps of a wider y_stride, stay untouched.
-// Widths: 576 (one tile), 2080 (two tiles of 2048 columns from 8 tokens).
-TEST_P(GemvTest, BatchEqualsEachActivationAlone) {
-  constexpr int64_t kRows = 19, kBegin = 2;
-  constexpr size_t kStride = kRows + 3;
+// Many tokens give every activation exactly what gemv_rows gives it alone:
+// the batch kernel keeps one accumulator per activation and adds in the
+// same order whatever the tile (its column tiles only park the
+// accumulators), gemm_rows' row blocks and tiles of kGemvMaxBatch tokens
+// only choose which rows and tokens meet when, and other layouts run
+// gemv_rows per activation. Rows outside the range, and the gaps of a wider
+// y_stride, stay untouched. Widths: 576 (one column tile), 2080 (two tiles
+// of 2048 columns from 8 tokens), whose 150 rows are two of gemm_rows'
+// blocks; 21 tokens are two full tiles and one of 5.
+TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
+  constexpr int64_t kBegin = 2;
+  constexpr size_t kTokens = 21;
   uint32_t seed = 21;
-  for (int64_t cols : {576, 2080}) {
-    const Weights w = random_weights(type(), kRows, cols, seed++);
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, 576}, {150, 2080}}) {
+    const size_t stride = static_cast<size_t>(rows) + 3;
+    const Weights w = random_weights(type(), rows, cols, seed++);
     const GemvMatrix regrouped(w.view, isa());
     const MatrixView& view = regrouped.view();
-    std::vector<GemvActivation> acts(kGemvMaxBatch);
+    std::vector<GemvActivation> acts(kTokens);
     std::vector<std::vector<float>> xs;
     for (GemvActivation& act : acts) {
       xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
       gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
     }
-    for (size_t batch = 1; batch <= kGemvMaxBatch; ++batch) {
-      SCOPED_TRACE(std::to_string(cols) + " columns, batch " + std::to_string(batch));
-      std::vector<float> y(batch * kStride, -1.0f);
-      gemv_rows_batch(view, std::span(acts.data(), batch), y.data(), kStride, kBegin, kRows, isa());
-      for (size_t m = 0; m < batch; ++m) {
-        std::vector<float> alone(kRows, -1.0f);
-        gemv_rows(view, acts[m], alone.data(), kBegin, kRows, isa());
-        for (size_t r = 0; r < kStride; ++r)
-          EXPECT_EQ(y[m * kStride + r], r < static_cast<size_t>(kRows) ? alone[r] : -1.0f) << "token " << m << " row " << r;
+    for (size_t tokens : {size_t{1}, size_t{2}, size_t{5}, kGemvMaxBatch, kTokens}) {
+      SCOPED_TRACE(std::to_string(cols) + " columns, " + std::to_string(tokens) + " tokens");
+      std::vector<float> y(tokens * stride, -1.0f);
+      gemm_rows(view, std::span(acts.data(), tokens), y.data(), stride, kBegin, rows, isa());
+      for (size_t m = 0; m < tokens; ++m) {
+        std::vector<float> alone(static_cast<size_t>(rows), -1.0f);
+        gemv_rows(view, acts[m], alone.data(), kBegin, rows, isa());
+        for (size_t r = 0; r < stride; ++r)
+          EXPECT_EQ(y[m * stride + r], r < static_cast<size_t>(rows) ? alone[r] : -1.0f)
+              << "token " << m << " row " << r;
       }
     }
   }
-}
-
-TEST(Gemv, BatchOfMoreThanItsMaximumIsRejected) {
-  const Weights w = random_weights(TensorType::Q8_0, 2, 64, 1);
-  const std::vector<float> x = test::random_normal(64, 2);
-  std::vector<GemvActivation> acts(kGemvMaxBatch + 1);
-  for (GemvActivation& act : acts) gemv_prepare(TensorType::Q8_0, x.data(), 64, act);
-  std::vector<float> y(2 * acts.size());
-  EXPECT_THROW(gemv_rows_batch(w.view, acts, y.data(), 2, 0, 2), Error);
 }
 
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
