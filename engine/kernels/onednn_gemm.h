@@ -6,17 +6,18 @@
 // brgemm kernels read; primitives are created per M on first use and cached,
 // since oneDNN 2.6's brgemm rejects run-time dimensions.
 //
-// Compute type (GemmPrecision, from each format's row in weight_format.h):
-// Q8_0/Q4_0 matrices, whose weights are 8 bits or fewer already, run an s8
-// x s8 GEMM (VNNI brgemm) on a copy requantized with one scale per output
-// row, activations quantized to s8 per token at each call. Float matrices (F32, F16, BF16) run an f32 GEMM
-// on a copy widened to f32, which is exact, so their prefill stays within
-// rounding of the reference. oneDNN 2.6.3 on 2 threads, M=512, Llama-3.2-1B
-// gate/up (16384 x 2048), bench/micro BM_onednn_gemm: s8 820 GOP/s, f32
-// 286 GFLOP/s, bf16 160 GFLOP/s on this Intel Xeon with AVX512-BF16 (no
-// AMX), whose f32 FMA peak is twice its bf16 GEMM's. So the 16-bit formats
-// pay twice their size in memory for a 1.8x faster prefill; a caller short
-// of memory asks for BF16 instead (`narrow_floats`).
+// Compute type (GemmPrecision): float matrices (F32, F16, BF16) run an f32
+// GEMM on a copy widened to f32, which is exact, so their prefill stays
+// within rounding of the reference. oneDNN 2.6.3 on 2 threads, M=512,
+// Llama-3.2-1B gate/up (16384 x 2048), bench/micro BM_onednn_gemm: f32 286
+// GFLOP/s, bf16 160 GFLOP/s on an Intel Xeon with AVX512-BF16 (no AMX),
+// whose f32 FMA peak is twice its bf16 GEMM's. So the 16-bit formats pay
+// twice their size in memory for a 1.8x faster prefill; a caller short of
+// memory asks for BF16 instead (`narrow_floats`). Int8, an s8 x s8 GEMM on
+// a copy requantized with one scale per output row and activations with one
+// per token, is the int8 compute roof sysinfo measures (gemm_peak.h); the
+// forward pass does not run it, since those scales lose a quantized file's
+// block scales (Q8_0/Q4_0 prefill runs gemm_rows, gemv.h).
 //
 // oneDNN opens its own OpenMP region per execute: never call run() from
 // inside a parallel region.

@@ -47,7 +47,8 @@ struct ActivationTypeTraits {
 };
 const ActivationTypeTraits& activation_traits(ActivationType type);
 
-// The compute type of a prefill GEMM (onednn_gemm.h).
+// The compute type of a prefill matrix product: what results files record
+// and which roof of the machine it is judged against.
 enum class GemmPrecision { F32, BF16, Int8 };
 
 struct WeightFormat {
@@ -61,9 +62,10 @@ struct WeightFormat {
   // read from the bits.
   std::optional<uint64_t> (*first_non_finite)(std::span<const std::byte> data);
   ActivationType activation;  // what its GEMV kernels take
-  // Its prefill GEMM when memory is short: Int8 (an s8 copy with a scale
-  // per row) for formats of 8 bits or fewer, BF16 for the 16-bit floats,
-  // which run F32 while memory allows (float_gemm_precision), F32 for F32.
+  // Its prefill's compute type when memory is short: Int8 for formats of
+  // 8 bits or fewer (integer dot products on the format's own blocks,
+  // gemm_rows), BF16 for the 16-bit floats, which run F32 while memory
+  // allows (float_gemm_precision), F32 for F32.
   GemmPrecision gemm;
 };
 

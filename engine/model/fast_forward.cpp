@@ -20,11 +20,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double gemm_flops(size_t rows, size_t cols, size_t n) { return 2.0 * static_cast<double>(rows * cols * n); }
-double weight_bytes(std::initializer_list<const MatrixView*> ws) {
-  double b = 0;
-  for (const MatrixView* w : ws) b += static_cast<double>(w->bytes());
-  return b;
-}
 
 // The rows of matrices stacked into one row space (fused Q/K/V or gate/up)
 // split between threads, so the stack costs one barrier instead of one per
@@ -44,24 +39,6 @@ void split_stacked_rows(std::span<const int64_t> part_rows, int thread, int n_th
     base += rows;
     ++i;
   }
-}
-
-// At most Q, K and V are stacked.
-constexpr size_t kMaxStacked = 3;
-
-// One matrix of a fused GEMV for one token.
-struct GemvPart {
-  const MatrixView& w;
-  const GemvActivation& act;
-  float* y;
-};
-
-void gemv_parts(std::initializer_list<GemvPart> parts, int thread, int n_threads) {
-  const GemvPart* part = parts.begin();
-  int64_t rows[kMaxStacked];
-  for (size_t i = 0; i < parts.size(); ++i) rows[i] = part[i].w.rows;
-  split_stacked_rows(std::span(rows, parts.size()), thread, n_threads,
-                     [&](size_t i, int64_t, int64_t lo, int64_t hi) { gemv_rows(part[i].w, part[i].act, part[i].y, lo, hi); });
 }
 
 // The tokens in flight as runs of consecutive positions of one sequence (a
@@ -112,30 +89,64 @@ GemmPrecision float_gemm_precision(const ModelWeights& weights) {
 }
 
 FastForward::FastForward(const Model& model)
-    : model_(model),
-      narrow_floats_(float_gemm_precision(model.weights()) == GemmPrecision::BF16),
-      lm_head_(packed_gemm(std::span(&model.weights().output, 1))),
-      output_gemv_(model.weights().output) {
-  pack_weights();
+    : model_(model), narrow_floats_(float_gemm_precision(model.weights()) == GemmPrecision::BF16) {
+  const ModelWeights& w = model.weights();
+  layers_.reserve(w.layers.size());
+  for (const LayerWeights& l : w.layers)
+    layers_.push_back({projection({&l.wq, &l.wk, &l.wv}), projection({&l.wo}), projection({&l.w_gate, &l.w_up}),
+                       projection({&l.w_down})});
+  lm_head_ = projection({&w.output});
 }
 
-OnednnGemm FastForward::packed_gemm(std::span<const MatrixView> stacked) const {
-  return OnednnGemm(stacked, gemm_precision(stacked, narrow_floats_));
-}
-
-void FastForward::pack_weights() {
-  const ModelWeights& w = model_.weights();
-  gemms_.reserve(w.layers.size());
-  gemvs_.reserve(w.layers.size());
-  for (const LayerWeights& l : w.layers) {
-    const MatrixView qkv[] = {l.wq, l.wk, l.wv};
-    const MatrixView gate_up[] = {l.w_gate, l.w_up};
-    gemms_.push_back(LayerGemms{packed_gemm(qkv), packed_gemm(std::span(&l.wo, 1)), packed_gemm(gate_up),
-                                packed_gemm(std::span(&l.w_down, 1))});
-    gemvs_.push_back(LayerGemvs{GemvMatrix(l.wq), GemvMatrix(l.wk), GemvMatrix(l.wv), GemvMatrix(l.wo),
-                                GemvMatrix(l.w_gate), GemvMatrix(l.w_up), GemvMatrix(l.w_down)});
+Projection FastForward::projection(std::initializer_list<const MatrixView*> stacked) const {
+  Projection p;
+  std::vector<MatrixView> views;
+  bool floats = true;
+  for (const MatrixView* w : stacked) {
+    p.parts.emplace_back(*w);
+    views.push_back(*w);
+    p.rows += static_cast<size_t>(w->rows);
+    p.weight_bytes += static_cast<double>(w->bytes());
+    floats = floats && weight_format(w->type).activation == ActivationType::F32;
   }
+  p.cols = static_cast<size_t>(stacked.begin()[0]->cols);
+  if (floats) p.gemm.emplace(views, gemm_precision(views, narrow_floats_));
+  return p;
 }
+
+// One call of run(): its tokens, how its phases run on the threads, and the
+// profile's clock. Every method is one phase. Phases that work token by
+// token share the tokens out alike (gemv_thread_rows over the same count),
+// so one whose successor reads only its own tokens' results goes on
+// without the threads meeting (ThreadTeam::each: norms, residual adds,
+// SwiGLU, each feeding the next projection's preparation); the rest end
+// when every thread is done.
+class FastForward::Pass {
+ public:
+  Pass(FastForward& f, PagedKvCache& cache, std::span<const TokenSlot> slots, const ThreadTeam& team,
+       OpProfile* profile)
+      : f_(f), c_(f.model_.config()), cache_(cache), slots_(slots), n_(slots.size()), team_(team), clock_(profile) {}
+
+  void layer(size_t layer);
+  void logits(std::span<const size_t> rows);
+
+ private:
+  void normalize(std::span<const float> weight, std::span<const size_t> rows);
+  void project(Projection& p, const float* in, size_t n, float* out);
+  void rope_and_cache(const LayerWeights& l, size_t layer);
+  void attend(size_t layer);
+  void add_to_residual();
+  void swiglu_rows();
+  void compact_swiglu_rows();
+
+  FastForward& f_;
+  const ModelConfig& c_;
+  PagedKvCache& cache_;
+  std::span<const TokenSlot> slots_;
+  const size_t n_;
+  const ThreadTeam& team_;
+  PhaseClock clock_;
+};
 
 std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
                                         OpProfile* profile) {
@@ -145,15 +156,10 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
                 static_cast<double>(slots.size() * model_.weights().token_embedding.row_stride()));
     embed(chunks);
   }
-  partials_.resize(static_cast<size_t>(omp_get_max_threads()));
   const ModelConfig& c = model_.config();
   rotations_.resize(slots.size() * c.rope_dim);
   for (size_t t = 0; t < slots.size(); ++t)
     ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim]);
-  if (slots.size() == 1)
-    run_single(cache, slots[0], profile);
-  else
-    run_batched(cache, slots, profile);
   // Each chunk's last token, or every token.
   std::vector<size_t> rows;
   for (size_t i = 0, end = 0; i < chunks.size(); ++i) {
@@ -161,8 +167,31 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
     end += chunks[i].tokens.size();
     for (size_t r = all_logits ? begin : end - 1; r < end; ++r) rows.push_back(r);
   }
-  logits_for_rows(rows, profile);
+  size_activations(slots.size(), rows.size());
+  auto walk = [&](const ThreadTeam& team) {
+    Pass pass(*this, cache, slots, team, profile);
+    for (size_t layer = 0; layer < c.n_layers; ++layer) pass.layer(layer);
+    pass.logits(rows);
+  };
+  if (slots.size() == 1) {
+#pragma omp parallel
+    walk(ThreadTeam(true));
+  } else {
+    walk(ThreadTeam(false));
+  }
   return logits_;
+}
+
+void FastForward::size_activations(size_t tokens, size_t logit_rows) {
+  const ModelConfig& c = model_.config();
+  xb_.resize(std::max(tokens, logit_rows) * std::max(c.dim, c.q_dim()));
+  qkv_.resize(tokens * (c.q_dim() + 2 * c.kv_dim()));
+  attn_.resize(tokens * c.q_dim());
+  out_.resize(tokens * c.dim);
+  gate_up_.resize(tokens * 2 * c.ffn_dim);
+  logits_.resize(logit_rows * c.vocab);
+  partials_.resize(static_cast<size_t>(omp_get_max_threads()));
+  for (std::vector<GemvActivation>& set : acts_) set.resize(std::max(set.size(), std::max(tokens, logit_rows)));
 }
 
 void FastForward::embed(std::span<const SequenceChunk> chunks) {
@@ -175,235 +204,162 @@ void FastForward::embed(std::span<const SequenceChunk> chunks) {
     for (int32_t id : c.tokens) ref::embedding_row(model_.weights().token_embedding, id, &x_[t++ * dim]);
 }
 
-void FastForward::logits_for_rows(std::span<const size_t> rows, OpProfile* profile) {
-  const ModelConfig& c = model_.config();
-  const ModelWeights& w = model_.weights();
-  xb_.resize(std::max(xb_.size(), rows.size() * c.dim));
-  {
-    ScopedOp op(profile, Op::OutputNorm, -1);
-    for (size_t i = 0; i < rows.size(); ++i)
-      rmsnorm(&xb_[i * c.dim], &x_[rows[i] * c.dim], w.output_norm.data(), c.dim, c.rms_eps);
-  }
-  logits_.resize(rows.size() * c.vocab);
-  ScopedOp op(profile, Op::LmHead, -1, gemm_flops(c.vocab, c.dim, rows.size()), weight_bytes({&w.output}));
-  // One row streams the weights once through the GEMV; several rows (a
-  // batch) share one read of them.
-  if (rows.size() == 1)
-    gemv(output_gemv_.view(), xb_.data(), logits_.data());
-  else
-    project(lm_head_, {&output_gemv_.view()}, xb_.data(), rows.size(), logits_.data());
-}
-
-void FastForward::project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in,
-                          size_t n, float* out) {
-  // One activation per token serves every part, so the parts must share a type.
-  bool batch_gemv = n <= kGemvMaxBatch;
-  for (const MatrixView* w : parts) batch_gemv = batch_gemv && gemv_batches(*w) && w->type == parts.begin()[0]->type;
-  if (!batch_gemv) return gemm.run(in, out, n);
-  const MatrixView* const* part = parts.begin();
-  int64_t rows[kMaxStacked];
-  int64_t width = 0;  // of a row of out
-  for (size_t i = 0; i < parts.size(); ++i) width += rows[i] = part[i]->rows;
-  const TensorType type = part[0]->type;
-  const auto cols = static_cast<size_t>(part[0]->cols);
-  const std::span<const GemvActivation> acts(batch_acts_.data(), n);
-#pragma omp parallel
-  {
-#pragma omp for schedule(static)
-    for (size_t t = 0; t < n; ++t) gemv_prepare(type, in + t * cols, cols, batch_acts_[t]);
-    split_stacked_rows(std::span(rows, parts.size()), omp_get_thread_num(), omp_get_num_threads(),
-                       [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
-                         gemm_rows(*part[i], acts, out + base, static_cast<size_t>(width), lo, hi);
-                       });
-  }
-}
-
-void FastForward::run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile) {
-  const ModelConfig& c = model_.config();
-  const ModelWeights& w = model_.weights();
-  const size_t n = slots.size();
-  const size_t qkv_width = c.q_dim() + 2 * c.kv_dim();
-  const auto rows = static_cast<int64_t>(n);
-  xb_.resize(n * std::max(c.dim, c.q_dim()));
-  qkv_.resize(n * qkv_width);
-  attn_.resize(n * c.q_dim());
-  out_.resize(n * c.dim);
-  gate_up_.resize(n * 2 * c.ffn_dim);
-  const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
+void FastForward::Pass::layer(size_t layer) {
+  const LayerWeights& l = f_.model_.weights().layers[layer];
+  LayerProjections& p = f_.layers_[layer];
+  const int li = static_cast<int>(layer);
+  const size_t qkv_rows = c_.q_dim() + 2 * c_.kv_dim();
+  normalize(l.attn_norm, {});
+  clock_.mark(Op::AttentionNorm, li);
+  project(p.qkv, f_.xb_.data(), n_, f_.qkv_.data());
+  clock_.mark(Op::QkvProjection, li, gemm_flops(qkv_rows, c_.dim, n_), p.qkv.weight_bytes);
+  rope_and_cache(l, layer);
+  clock_.mark(Op::Rope, li);
   double ctx_sum = 0;  // sum of n_ctx over tokens, for the attention's FLOPs and bytes
-  for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
-  const std::vector<QueryChunk> queries = query_chunks(slots, qkv_.data(), qkv_width, attn_.data(), c.q_dim());
-
-  for (size_t layer = 0; layer < c.n_layers; ++layer) {
-    const LayerWeights& l = w.layers[layer];
-    LayerGemms& g = gemms_[layer];
-    const LayerGemvs& gv = gemvs_[layer];
-    const int li = static_cast<int>(layer);
-    {
-      ScopedOp op(profile, Op::AttentionNorm, li);
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < rows; ++t)
-        rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.attn_norm.data(),
-                c.dim, c.rms_eps);
-    }
-    {
-      ScopedOp op(profile, Op::QkvProjection, li, gemm_flops(qkv_width, c.dim, n), weight_bytes({&l.wq, &l.wk, &l.wv}));
-      project(g.qkv, {&gv.wq.view(), &gv.wk.view(), &gv.wv.view()}, xb_.data(), n, qkv_.data());
-    }
-    {
-      ScopedOp op(profile, Op::Rope, li);
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < rows; ++t) {
-        const auto ut = static_cast<size_t>(t);
-        float* q = &qkv_[ut * qkv_width];
-        float* k = q + c.q_dim();
-        float* v = k + c.kv_dim();
-        if (c.qkv_bias) {
-          ref::add(q, l.bq.data(), c.q_dim());
-          ref::add(k, l.bk.data(), c.kv_dim());
-          ref::add(v, l.bv.data(), c.kv_dim());
-        }
-        const float* rotation = &rotations_[ut * c.rope_dim];
-        ref::rope_rotate(q, c.n_heads, c.head_dim, c.rope_dim, rotation, c.rope_style);
-        ref::rope_rotate(k, c.n_kv_heads, c.head_dim, c.rope_dim, rotation, c.rope_style);
-        cache.write(slots[ut].seq, layer, slots[ut].pos, k, v);
-      }
-    }
-    {
-      ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
-                  static_cast<double>(cache.pool().bytes_per_token_per_layer()) * ctx_sum);
-      paged_attention_prefill(queries, qkv_width, c.q_dim(), cache, layer, shape);
-    }
-    {
-      ScopedOp op(profile, Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), n), weight_bytes({&l.wo}));
-      project(g.wo, {&gv.wo.view()}, attn_.data(), n, out_.data());
-      add(x_.data(), out_.data(), n * c.dim);
-    }
-    {
-      ScopedOp op(profile, Op::FfnNorm, li);
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < rows; ++t)
-        rmsnorm(&xb_[static_cast<size_t>(t) * c.dim], &x_[static_cast<size_t>(t) * c.dim], l.ffn_norm.data(),
-                c.dim, c.rms_eps);
-    }
-    {
-      ScopedOp op(profile, Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, n), weight_bytes({&l.w_gate, &l.w_up}));
-      project(g.gate_up, {&gv.w_gate.view(), &gv.w_up.view()}, xb_.data(), n, gate_up_.data());
-      // SwiGLU in place: row t becomes silu(gate) * up in its first ffn_dim.
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < rows; ++t) {
-        float* row = &gate_up_[static_cast<size_t>(t) * 2 * c.ffn_dim];
-        swiglu(row, row + c.ffn_dim, c.ffn_dim);
-      }
-    }
-    {
-      ScopedOp op(profile, Op::FfnDown, li, gemm_flops(c.dim, c.ffn_dim, n), weight_bytes({&l.w_down}));
-      // Compact the SwiGLU outputs to [n][ffn_dim] for the down GEMM; row t
-      // moves to a lower offset that no later row still needs.
-      for (size_t t = 1; t < n; ++t)
-        std::copy_n(&gate_up_[t * 2 * c.ffn_dim], c.ffn_dim, &gate_up_[t * c.ffn_dim]);
-      project(g.down, {&gv.w_down.view()}, gate_up_.data(), n, out_.data());
-      add(x_.data(), out_.data(), n * c.dim);
-    }
-  }
+  for (const TokenSlot& s : slots_) ctx_sum += static_cast<double>(s.pos + 1);
+  attend(layer);
+  clock_.mark(Op::Attention, li, 4.0 * static_cast<double>(c_.q_dim()) * ctx_sum,
+              static_cast<double>(cache_.pool().bytes_per_token_per_layer()) * ctx_sum);
+  project(p.wo, f_.attn_.data(), n_, f_.out_.data());
+  add_to_residual();
+  clock_.mark(Op::OutputProjection, li, gemm_flops(c_.dim, c_.q_dim(), n_), p.wo.weight_bytes);
+  normalize(l.ffn_norm, {});
+  clock_.mark(Op::FfnNorm, li);
+  project(p.gate_up, f_.xb_.data(), n_, f_.gate_up_.data());
+  swiglu_rows();
+  clock_.mark(Op::FfnGateUp, li, gemm_flops(2 * c_.ffn_dim, c_.dim, n_), p.gate_up.weight_bytes);
+  compact_swiglu_rows();
+  project(p.down, f_.gate_up_.data(), n_, f_.out_.data());
+  add_to_residual();
+  clock_.mark(Op::FfnDown, li, gemm_flops(c_.dim, c_.ffn_dim, n_), p.down.weight_bytes);
 }
 
-void FastForward::run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile) {
-  const ModelConfig& c = model_.config();
-  const ModelWeights& w = model_.weights();
-  const size_t n_ctx = slot.pos + 1;
-  const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
-  xb_.resize(std::max(c.dim, c.q_dim()));
-  qkv_.resize(c.q_dim() + 2 * c.kv_dim());
-  attn_.resize(c.q_dim());
-  out_.resize(c.dim);
-  gate_up_.resize(2 * c.ffn_dim);
-  logits_.resize(c.vocab);
-  float* q = qkv_.data();
-  float* k = q + c.q_dim();
-  float* v = k + c.kv_dim();
-  float* gate = gate_up_.data();
-  float* up = gate + c.ffn_dim;
-  PhaseClock clock(profile);
+void FastForward::Pass::logits(std::span<const size_t> rows) {
+  const ModelWeights& w = f_.model_.weights();
+  normalize(w.output_norm, rows);
+  clock_.mark(Op::OutputNorm, -1);
+  project(f_.lm_head_, f_.xb_.data(), rows.size(), f_.logits_.data());
+  clock_.mark(Op::LmHead, -1, gemm_flops(c_.vocab, c_.dim, rows.size()), f_.lm_head_.weight_bytes);
+}
 
-#pragma omp parallel
-  {
-    const int tid = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
-    // Attention splits the context's positions across threads; each thread
-    // keeps a partial softmax state that one thread merges.
-    const RowRange positions = gemv_thread_rows(static_cast<int64_t>(n_ctx), tid, nt);
-    AttentionPartial& part = partials_[static_cast<size_t>(tid)];
-    for (size_t layer = 0; layer < c.n_layers; ++layer) {
-      const LayerWeights& l = w.layers[layer];
-      const LayerGemvs& g = gemvs_[layer];
-      const int li = static_cast<int>(layer);
-#pragma omp single
-      {
-        rmsnorm(xb_.data(), x_.data(), l.attn_norm.data(), c.dim, c.rms_eps);
-        // One input, so one preparation serves every matrix of its type.
-        gemv_prepare(l.wq.type, xb_.data(), c.dim, act_q_);
-        if (l.wk.type != l.wq.type) gemv_prepare(l.wk.type, xb_.data(), c.dim, act_k_);
-        if (l.wv.type != l.wq.type) gemv_prepare(l.wv.type, xb_.data(), c.dim, act_v_);
-      }
-      clock.mark(Op::AttentionNorm, li);
-      gemv_parts({{g.wq.view(), act_q_, q},
-                  {g.wk.view(), l.wk.type == l.wq.type ? act_q_ : act_k_, k},
-                  {g.wv.view(), l.wv.type == l.wq.type ? act_q_ : act_v_, v}},
-                 tid, nt);
-#pragma omp barrier
-      clock.mark(Op::QkvProjection, li, gemm_flops(c.q_dim() + 2 * c.kv_dim(), c.dim, 1), weight_bytes({&l.wq, &l.wk, &l.wv}));
-#pragma omp single
-      {
-        if (c.qkv_bias) {
-          ref::add(q, l.bq.data(), c.q_dim());
-          ref::add(k, l.bk.data(), c.kv_dim());
-          ref::add(v, l.bv.data(), c.kv_dim());
-        }
-        ref::rope_rotate(q, c.n_heads, c.head_dim, c.rope_dim, rotations_.data(), c.rope_style);
-        ref::rope_rotate(k, c.n_kv_heads, c.head_dim, c.rope_dim, rotations_.data(), c.rope_style);
-        cache.write(slot.seq, layer, slot.pos, k, v);
-      }
-      clock.mark(Op::Rope, li);
-      attention_partial(q, cache, slot.seq, layer, static_cast<size_t>(positions.begin),
-                        static_cast<size_t>(positions.end), shape, part);
-#pragma omp barrier
-#pragma omp single
-      {
-        merge_attention(std::span(partials_.data(), static_cast<size_t>(nt)), shape, attn_.data());
-        gemv_prepare(l.wo.type, attn_.data(), c.q_dim(), act_o_);
-      }
-      clock.mark(Op::Attention, li, 4.0 * static_cast<double>(c.q_dim() * n_ctx),
-                 static_cast<double>(cache.pool().bytes_per_token_per_layer() * n_ctx));
-      gemv_parts({{g.wo.view(), act_o_, out_.data()}}, tid, nt);
-#pragma omp barrier
-#pragma omp single
-      add(x_.data(), out_.data(), c.dim);
-      clock.mark(Op::OutputProjection, li, gemm_flops(c.dim, c.q_dim(), 1), weight_bytes({&l.wo}));
-#pragma omp single
-      {
-        rmsnorm(xb_.data(), x_.data(), l.ffn_norm.data(), c.dim, c.rms_eps);
-        gemv_prepare(l.w_gate.type, xb_.data(), c.dim, act_gate_);
-        if (l.w_up.type != l.w_gate.type) gemv_prepare(l.w_up.type, xb_.data(), c.dim, act_up_);
-      }
-      clock.mark(Op::FfnNorm, li);
-      gemv_parts({{g.w_gate.view(), act_gate_, gate},
-                  {g.w_up.view(), l.w_up.type == l.w_gate.type ? act_gate_ : act_up_, up}},
-                 tid, nt);
-#pragma omp barrier
-#pragma omp single
-      {
-        swiglu(gate, up, c.ffn_dim);
-        gemv_prepare(l.w_down.type, gate, c.ffn_dim, act_down_);
-      }
-      clock.mark(Op::FfnGateUp, li, gemm_flops(2 * c.ffn_dim, c.dim, 1), weight_bytes({&l.w_gate, &l.w_up}));
-      gemv_parts({{g.w_down.view(), act_down_, out_.data()}}, tid, nt);
-#pragma omp barrier
-#pragma omp single
-      add(x_.data(), out_.data(), c.dim);
-      clock.mark(Op::FfnDown, li, gemm_flops(c.dim, c.ffn_dim, 1), weight_bytes({&l.w_down}));
-    }
+// xb row i = RMSNorm(x row rows[i]), or of x row i for every token when
+// rows is empty.
+void FastForward::Pass::normalize(std::span<const float> weight, std::span<const size_t> rows) {
+  const size_t n = rows.empty() ? n_ : rows.size();
+  team_.each([&](int thread, int n_threads) {
+    const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n), thread, n_threads);
+    for (auto i = static_cast<size_t>(mine.begin); i < static_cast<size_t>(mine.end); ++i)
+      rmsnorm(&f_.xb_[i * c_.dim], &f_.x_[(rows.empty() ? i : rows[i]) * c_.dim], weight.data(), c_.dim, c_.rms_eps);
+  });
+}
+
+// out[n][p.rows] = in[n][p.cols] through p's stacked matrices. Threads
+// prepare their share of the tokens for each distinct weight type, then
+// split the stack's rows (one barrier for the whole stack), each reading
+// its rows once for all n tokens (gemm_rows); float formats with more than
+// one token run p's oneDNN GEMM instead.
+void FastForward::Pass::project(Projection& p, const float* in, size_t n, float* out) {
+  if (n > 1 && p.gemm) return team_.forking([&] { p.gemm->run(in, out, n); });
+  // Parts of one type read one set of activations, prepared once.
+  size_t set_of[kMaxStacked];
+  TensorType set_type[kMaxStacked];
+  size_t n_sets = 0;
+  int64_t part_rows[kMaxStacked];
+  for (size_t i = 0; i < p.parts.size(); ++i) {
+    const MatrixView& w = p.parts[i].view();
+    part_rows[i] = w.rows;
+    set_of[i] = n_sets;
+    for (size_t s = 0; s < n_sets; ++s)
+      if (set_type[s] == w.type) set_of[i] = s;
+    if (set_of[i] == n_sets) set_type[n_sets++] = w.type;
   }
+  team_.all([&](int thread, int n_threads) {
+    const RowRange tokens = gemv_thread_rows(static_cast<int64_t>(n), thread, n_threads);
+    for (size_t s = 0; s < n_sets; ++s)
+      for (auto t = static_cast<size_t>(tokens.begin); t < static_cast<size_t>(tokens.end); ++t)
+        gemv_prepare(set_type[s], in + t * p.cols, p.cols, f_.acts_[s][t]);
+#pragma omp barrier
+    split_stacked_rows(std::span(part_rows, p.parts.size()), thread, n_threads,
+                       [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
+                         gemm_rows(p.parts[i].view(), std::span(f_.acts_[set_of[i]].data(), n), out + base, p.rows,
+                                   lo, hi);
+                       });
+  });
+}
+
+// QKV bias (qwen2), RoPE on Q and K, and K/V appended to the cache.
+void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
+  const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
+  team_.all([&](int thread, int n_threads) {
+    const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n_), thread, n_threads);
+    for (auto t = static_cast<size_t>(mine.begin); t < static_cast<size_t>(mine.end); ++t) {
+      float* q = &f_.qkv_[t * qkv_width];
+      float* k = q + c_.q_dim();
+      float* v = k + c_.kv_dim();
+      if (c_.qkv_bias) {
+        ref::add(q, l.bq.data(), c_.q_dim());
+        ref::add(k, l.bk.data(), c_.kv_dim());
+        ref::add(v, l.bv.data(), c_.kv_dim());
+      }
+      const float* rotation = &f_.rotations_[t * c_.rope_dim];
+      ref::rope_rotate(q, c_.n_heads, c_.head_dim, c_.rope_dim, rotation, c_.rope_style);
+      ref::rope_rotate(k, c_.n_kv_heads, c_.head_dim, c_.rope_dim, rotation, c_.rope_style);
+      cache_.write(slots_[t].seq, layer, slots_[t].pos, k, v);
+    }
+  });
+}
+
+// One token: threads split the context's positions, each keeping a partial
+// softmax state that one thread merges. More: the tiled prefill kernels
+// over runs of consecutive positions.
+void FastForward::Pass::attend(size_t layer) {
+  const ref::AttentionShape shape{c_.n_heads, c_.n_kv_heads, c_.head_dim};
+  const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
+  if (n_ > 1) {
+    const std::vector<QueryChunk> queries = query_chunks(slots_, f_.qkv_.data(), qkv_width, f_.attn_.data(), c_.q_dim());
+    return team_.forking([&] { paged_attention_prefill(queries, qkv_width, c_.q_dim(), cache_, layer, shape); });
+  }
+  const TokenSlot slot = slots_[0];
+  team_.all([&](int thread, int n_threads) {
+    const RowRange positions = gemv_thread_rows(static_cast<int64_t>(slot.pos + 1), thread, n_threads);
+    attention_partial(f_.qkv_.data(), cache_, slot.seq, layer, static_cast<size_t>(positions.begin),
+                      static_cast<size_t>(positions.end), shape, f_.partials_[static_cast<size_t>(thread)]);
+  });
+  team_.one([&] {
+    merge_attention(std::span(f_.partials_.data(), static_cast<size_t>(omp_get_num_threads())), shape,
+                    f_.attn_.data());
+  });
+}
+
+void FastForward::Pass::add_to_residual() {
+  team_.each([&](int thread, int n_threads) {
+    const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n_), thread, n_threads);
+    const auto begin = static_cast<size_t>(mine.begin) * c_.dim;
+    add(&f_.x_[begin], &f_.out_[begin], static_cast<size_t>(mine.end - mine.begin) * c_.dim);
+  });
+}
+
+// SwiGLU in place: row t of gate_up becomes silu(gate) * up in its first ffn_dim.
+void FastForward::Pass::swiglu_rows() {
+  team_.each([&](int thread, int n_threads) {
+    const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n_), thread, n_threads);
+    for (auto t = static_cast<size_t>(mine.begin); t < static_cast<size_t>(mine.end); ++t) {
+      float* row = &f_.gate_up_[t * 2 * c_.ffn_dim];
+      swiglu(row, row + c_.ffn_dim, c_.ffn_dim);
+    }
+  });
+}
+
+// The SwiGLU outputs compacted to [n][ffn_dim] for the down projection; row
+// t moves to a lower offset that no later row still needs, so one thread
+// moves them in order, once every row is done.
+void FastForward::Pass::compact_swiglu_rows() {
+  if (n_ == 1) return;
+  team_.meet();
+  team_.one([&] {
+    for (size_t t = 1; t < n_; ++t)
+      std::copy_n(&f_.gate_up_[t * 2 * c_.ffn_dim], c_.ffn_dim, &f_.gate_up_[t * c_.ffn_dim]);
+  });
 }
 
 }  // namespace pdbench

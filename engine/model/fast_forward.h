@@ -1,10 +1,20 @@
 #pragma once
-// The optimized forward pass. Prefill runs each layer's projections as
-// oneDNN GEMMs over all prompt tokens (Q/K/V fused into one, gate/up into
-// one); decode runs the SIMD GEMV kernels inside ONE OpenMP parallel region
-// per token, threads splitting every matrix's rows between barriers, so a
-// step pays one thread wake-up instead of one per op.
+// The optimized forward pass: one layer loop over the tokens in flight (a
+// decode token, a batch of them, or prompts), each matrix product chosen
+// per call by the size of that batch and the matrix's format:
+//   - quantized formats (Q8_0, Q4_0) run their own integer dot products
+//     for any number of tokens (gemm_rows: the weights' block scales kept,
+//     activations quantized per block of 32, as llama.cpp does), from the
+//     copy the GEMV kernels read (GemvMatrix), read once per call;
+//   - float formats (F32, F16, BF16) run the GEMV on the file's rows for
+//     one token and a oneDNN GEMM on a packed copy for more.
+// So each matrix is held once beside the file's pages: regrouped for
+// Q8_0/Q4_0 on AVX-512 (none elsewhere), packed for oneDNN for floats. A
+// single token runs the whole pass in one OpenMP parallel region
+// (thread_team.h).
+#include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/attention/decode_attention.h"
@@ -12,6 +22,7 @@
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/model/forward.h"
+#include "engine/model/thread_team.h"
 
 namespace pdbench {
 
@@ -21,6 +32,17 @@ namespace pdbench {
 // and the file's pages; BF16 otherwise.
 GemmPrecision float_gemm_precision(const ModelWeights& weights);
 
+// Matrices of one column count stacked into one row space (Q/K/V fused,
+// gate/up fused, or one alone): their GEMV copies, and the oneDNN GEMM
+// that runs many tokens of float formats.
+struct Projection {
+  std::vector<GemvMatrix> parts;
+  std::optional<OnednnGemm> gemm;  // only when every part is a float format
+  size_t rows = 0;                 // of all parts
+  size_t cols = 0;
+  double weight_bytes = 0;  // as stored, read once per call
+};
+
 class FastForward : public Forward {
  public:
   explicit FastForward(const Model& model);  // packs the GEMM and GEMV weights
@@ -28,49 +50,30 @@ class FastForward : public Forward {
                              OpProfile* profile) override;
 
  private:
-  struct LayerGemms {
-    OnednnGemm qkv;     // rows: q_dim + 2 kv_dim
-    OnednnGemm wo;
-    OnednnGemm gate_up;  // rows: 2 ffn_dim
-    OnednnGemm down;
+  struct LayerProjections {
+    Projection qkv;      // rows: q_dim + 2 kv_dim
+    Projection wo;
+    Projection gate_up;  // rows: 2 ffn_dim
+    Projection down;
   };
+  class Pass;  // one call's tokens, threads and clock (fast_forward.cpp)
 
-  // Decode weights in the layout the GEMV kernels read (a copy only where
-  // that differs from the file's: Q8_0/Q4_0 on AVX-512).
-  struct LayerGemvs {
-    GemvMatrix wq, wk, wv, wo, w_gate, w_up, w_down;
-  };
-
-  // Every token in flight through GEMMs (prompts, or a batch of decodes).
-  void run_batched(PagedKvCache& cache, std::span<const TokenSlot> slots, OpProfile* profile);
-  // One token of one sequence through GEMVs in a single parallel region.
-  void run_single(PagedKvCache& cache, TokenSlot slot, OpProfile* profile);
-  // out[n][rows] = in[n][cols] through the matrices stacked in `gemm`, whose
-  // GEMV copies are `parts`: the batch GEMV when it reads every part's
-  // weights once for all n tokens (few tokens, Q8_0/Q4_0 on AVX-512; it
-  // streams Q8_0 at 19-21 GB/s, where oneDNN's s8 GEMM at 8 rows reaches
-  // 12-15 GB/s here), else the GEMM.
-  void project(OnednnGemm& gemm, std::initializer_list<const MatrixView*> parts, const float* in, size_t n,
-               float* out);
+  Projection projection(std::initializer_list<const MatrixView*> stacked) const;
   void embed(std::span<const SequenceChunk> chunks);
-  void logits_for_rows(std::span<const size_t> rows, OpProfile* profile);
-  void pack_weights();
-  OnednnGemm packed_gemm(std::span<const MatrixView> stacked) const;
+  void size_activations(size_t tokens, size_t logit_rows);
 
   const Model& model_;
-  const bool narrow_floats_;       // F16/BF16 prefill GEMMs in bf16 (float_gemm_precision)
-  std::vector<LayerGemms> gemms_;  // packed at construction: load time, not TTFT
-  OnednnGemm lm_head_;             // logits of several rows at once (batched decode)
-  std::vector<LayerGemvs> gemvs_;
-  GemvMatrix output_gemv_;         // logits of one row
+  const bool narrow_floats_;  // F16/BF16 prefill GEMMs in bf16 (float_gemm_precision)
+  std::vector<LayerProjections> layers_;  // packed at construction: load time, not TTFT
+  Projection lm_head_;
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
   std::vector<float> rotations_;  // each token's RoPE rotation (ref::rope_rotation), for every layer
   std::vector<AttentionPartial> partials_;  // one per thread
-  // Decode: x prepared for the GEMV kernels once per input and weight type
-  // (act_k_, act_v_, act_up_ only when a matrix's type differs from its group's first).
-  GemvActivation act_q_, act_k_, act_v_, act_o_, act_gate_, act_up_, act_down_;
-  std::vector<GemvActivation> batch_acts_ = std::vector<GemvActivation>(kGemvMaxBatch);  // project()'s tokens
+  // Each token's input to the current projection, prepared for its kernels:
+  // one set per distinct weight type among the stacked parts.
+  static constexpr size_t kMaxStacked = 3;
+  std::array<std::vector<GemvActivation>, kMaxStacked> acts_;
 };
 
 }  // namespace pdbench

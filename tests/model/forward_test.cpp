@@ -70,9 +70,9 @@ class SyntheticModels : public ::testing::Test {
 // Error bounds of the fast path relative to the reference, as a fraction of
 // the largest logit. F32 files, and the prefill of F16/BF16 files (f32
 // GEMMs on exactly widened weights): sums only reorder (observed ~1e-6).
-// Otherwise Q8_0/Q4_0 prefill quantizes activations to int8 per token,
-// decode of 16-bit and quantized weights rounds them to bf16 or to int8 per
-// 32 (half a step of max/127); the errors stay well under 1% of the
+// Otherwise Q8_0/Q4_0 quantize activations to int8 per block of 32 (half a
+// step of max/127) in prefill and decode alike, and decode of 16-bit
+// weights rounds them to bf16; the errors stay well under 1% of the
 // logits' range through 2 layers (observed below 0.3%); 2% leaves room
 // without hiding a wrong kernel, which gives errors of the order of the
 // logits themselves.
@@ -96,14 +96,16 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
     }
 }
 
-// A few Q8_0/Q4_0 tokens in flight (at most kGemvMaxBatch) go through the
-// batch GEMV, which gives each token the bits the one-token GEMV gives it;
-// only attention sums in another order. Through the s8 GEMM instead
-// (activations quantized per token, not per 32) the logits would move by
-// ~1e-3 of their range, so the 1e-5 bound also shows which path ran.
-// Prompts of 2, 3 and 1 tokens (6 in flight), then one decode token each.
+// Q8_0/Q4_0 tokens in flight, any number of them, go through gemm_rows,
+// which gives each token the bits the one-token GEMV gives it; only
+// attention sums in another order. With activations quantized per token
+// instead of per 32 (oneDNN's s8 GEMM, which prefill once ran) the logits
+// would move by ~1e-3 of their range, so the 1e-5 bound also shows which
+// path ran. Prompts of 2, 3, 1 and 20 tokens (26 in flight: three full
+// tiles of 8 and one of 2), then one decode token each, against each
+// prompt alone and, token by token, against decoding it one at a time.
 // Only where the selected ISA has the batch GEMV (not under PDBENCH_ISA=avx2).
-TEST_F(SyntheticModels, FewQuantizedTokensInFlightGetTheirOneTokenLogits) {
+TEST_F(SyntheticModels, QuantizedTokensInFlightGetTheirOneTokenLogits) {
   for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0}) {
     SCOPED_TRACE(traits(type).name);
     if (!gemv_batches(MatrixView{type, 1, 32, nullptr, gemv_layout(type)}))
@@ -111,9 +113,11 @@ TEST_F(SyntheticModels, FewQuantizedTokensInFlightGetTheirOneTokenLogits) {
     const Engine engine = Engine::load(write("llama-3.2-1b", type));
     const ModelConfig& c = engine.model().config();
     Forward& forward = engine.forward(ForwardKind::Fast);
-    const std::vector<std::vector<int32_t>> prompts{{1, 300}, {1, 301, 302}, {1}};
-    const std::vector<int32_t> next{400, 401, 402};
-    PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 128));
+    std::vector<int32_t> long_prompt{1};
+    for (int32_t i = 0; i < 19; ++i) long_prompt.push_back(310 + i);
+    const std::vector<std::vector<int32_t>> prompts{{1, 300}, {1, 301, 302}, {1}, long_prompt};
+    const std::vector<int32_t> next{400, 401, 402, 403};
+    PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 256));
     std::vector<SequenceChunk> chunks;
     for (const auto& p : prompts) chunks.push_back({cache.create_sequence(), p});
     const auto prefill = forward.run(cache, chunks, false, nullptr);
@@ -129,6 +133,14 @@ TEST_F(SyntheticModels, FewQuantizedTokensInFlightGetTheirOneTokenLogits) {
       logits = forward.run(cache, std::span(&chunk, 1), false, nullptr);
       EXPECT_LE(relative_error(std::span(&batched_decode[i * c.vocab], c.vocab), logits), 1e-5f) << "decode " << i;
     }
+    SequenceChunk one_at_a_time{cache.create_sequence(), {}};
+    std::span<const float> logits;
+    for (const int32_t& id : long_prompt) {
+      one_at_a_time.tokens = std::span(&id, 1);
+      logits = forward.run(cache, std::span(&one_at_a_time, 1), false, nullptr);
+    }
+    EXPECT_LE(relative_error(std::span(&batched_prefill[3 * c.vocab], c.vocab), logits), 1e-5f)
+        << "the 20-token prompt, one token at a time";
   }
 }
 
