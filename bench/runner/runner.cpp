@@ -1,5 +1,7 @@
 #include "bench/runner/runner.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -99,6 +101,16 @@ bool complete_case(const Table& samples, const std::string& case_id, size_t repe
   for (size_t rep = 0; rep < repetitions; ++rep)
     if (!has_sample(samples, case_id, rep)) return false;
   return true;
+}
+
+// The thread counts of the plan above the CPUs the process may use: they
+// run, but their timings measure threads waiting for a core.
+std::vector<size_t> oversubscribed_threads(const std::vector<Case>& cases) {
+  const auto cpus = static_cast<size_t>(omp_get_num_procs());
+  std::vector<size_t> over;
+  for (const Case& c : cases)
+    if (c.threads > cpus && std::find(over.begin(), over.end(), c.threads) == over.end()) over.push_back(c.threads);
+  return over;
 }
 
 bool stop_requested(const RunOptions& options) { return options.stop != nullptr && options.stop->load() != 0; }
@@ -346,6 +358,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   const nlohmann::json facts = system_facts();
   const std::optional<Limits> limits = cached_limits(facts);
   nlohmann::json meta = run_meta(scenario, options, plan, run, fingerprint(facts, limits));
+  const std::vector<size_t> oversubscribed = oversubscribed_threads(plan.cases);
+  if (!oversubscribed.empty()) meta["oversubscribed_threads"] = oversubscribed;
   RssHighWater rss;
   meta["rss_high_water_reset"] = rss.resettable();
   const std::string meta_path = (plan.dir / "meta.json").string();
@@ -359,6 +373,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   Progress progress(progress_out, budget);
   if (report.runs_reused > 0)
     progress.note("resuming: " + std::to_string(report.runs_reused) + " runs already in " + plan.dir.string());
+  for (size_t threads : oversubscribed)
+    progress.note("threads " + std::to_string(threads) + " is more than the " + std::to_string(omp_get_num_procs()) +
+                  " CPUs this process may use: oversubscribed, so its timings include threads waiting for a core");
   if (options.ending_at_once != nullptr) *options.ending_at_once = false;
   measure(scenario, options, plan, run, pending, budget, limits, rss, progress, report);
 

@@ -83,11 +83,31 @@ struct OnednnGemm::Impl {
     return precision == GemmPrecision::F32 ? dt::f32 : precision == GemmPrecision::BF16 ? dt::bf16 : dt::s8;
   }
 
-  dnnl::matmul::primitive_desc describe(size_t m, size_t k, size_t n) const {
+  // The primitive for m rows, choosing its weights' layout, or taking
+  // `packed` as it is.
+  dnnl::matmul::primitive_desc describe(size_t m, size_t k, size_t n,
+                                        const dnnl::memory::desc* packed = nullptr) const {
     const dnnl::memory::desc src({dim(m), dim(k)}, input_type(), tag::ab);
-    const dnnl::memory::desc wei({dim(k), dim(n)}, input_type(), tag::any);
+    const dnnl::memory::desc wei = packed != nullptr ? *packed : dnnl::memory::desc({dim(k), dim(n)}, input_type(), tag::any);
     const dnnl::memory::desc dst({dim(m), dim(n)}, dt::f32, tag::ab);
     return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, context().engine);
+  }
+
+  // The primitive for m rows on the weights as packed. oneDNN's preferred
+  // layout follows the thread count as well as the shape, so after
+  // omp_set_num_threads (a -t sweep, more threads than cores) it can
+  // differ from the one packed at construction; the primitive is then
+  // made for the packed layout as it is.
+  dnnl::matmul::primitive_desc describe_for_packed(size_t m, size_t k, size_t n) const {
+    const auto preferred = describe(m, k, n);
+    if (preferred.weights_desc() == weights.get_desc()) return preferred;
+    const dnnl::memory::desc packed = weights.get_desc();
+    try {
+      return describe(m, k, n, &packed);
+    } catch (const dnnl::error& e) {
+      throw Error("oneDNN has no matmul for M = " + std::to_string(m) + " on the weights as packed at load (" +
+                  e.what() + ")");
+    }
   }
 };
 
@@ -153,7 +173,8 @@ OnednnGemm::OnednnGemm(std::span<const MatrixView> stacked, GemmPrecision precis
     }
   if (precision_ == GemmPrecision::Int8) im.attr.set_output_scales(1 << 1, row_scales);
   // The weights' layout does not depend on M (checked for brgemm f32, bf16
-  // and s8), so one reorder serves every primitive created later.
+  // and s8), so one reorder serves every primitive created later
+  // (describe_for_packed).
   const auto pd = im.describe(16, k_, n_);
   im.weights = dnnl::memory(pd.weights_desc(), ctx.engine);
   dnnl::reorder(plain_mem, im.weights).execute(ctx.stream, plain_mem, im.weights);
@@ -174,9 +195,7 @@ void OnednnGemm::run(const float* x, float* y, size_t m) {
     std::lock_guard lock(im.mutex);
     auto it = im.by_m.find(m);
     if (it == im.by_m.end()) {
-      const auto pd = im.describe(m, k_, n_);
-      if (pd.weights_desc() != im.weights.get_desc())
-        throw Error("oneDNN chose another weight layout for M = " + std::to_string(m));
+      const auto pd = im.describe_for_packed(m, k_, n_);
       it = im.by_m.emplace(m, std::pair{dnnl::matmul(pd), pd.src_desc()}).first;
     }
     prim = &it->second.first;

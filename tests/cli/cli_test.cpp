@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "tests/support/gguf_rewrite.h"
 #include "tests/support/scoped_env.h"
@@ -193,6 +194,32 @@ TEST(Cli, HostileInputIsOneErrorLineAndNonZeroExit) {
 
 // Files that are not what they claim, and what --list must refuse as run
 // does: each one error line naming the file and the problem.
+// More threads than CPUs run on every path (prompts of 15, 16 and 32 tokens
+// through oneDNN, whose preferred weight layout follows the thread count,
+// decode, a batch) and are recorded as oversubscribed; and the text does not
+// depend on the thread count, greedy or sampled.
+TEST(Cli, MoreThreadsThanCpusRunAndAreRecorded) {
+  const std::string model = quote(test::model_path("stories260K.gguf"));
+  const std::string many = std::to_string(2 * std::max(1u, std::thread::hardware_concurrency()));
+  const std::string dir = test::temp_dir("cli-oversubscribed");
+  const CommandResult r =
+      pdbench("run -m " + model + " -p 15,16,32 -n 4 -t 1," + many + " -b 1,2 -r 1 -o " + quote(dir + "/run"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("threads " + many + " is more than"), std::string::npos) << r.err;
+  const auto meta = nlohmann::json::parse(std::ifstream(dir + "/run/meta.json"));
+  EXPECT_EQ(meta["oversubscribed_threads"], nlohmann::json::array({std::stoi(many)}));
+  for (const std::string& sampling : {std::string("--temp 0"), std::string("--temp 0.9 --seed 5")}) {
+    const std::string args = "generate -m " + model + " -p 'Once upon a time' -n 60 " + sampling;
+    const CommandResult one = pdbench(args + " -t 1");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    for (const std::string& threads : {std::string("2"), many}) {
+      const CommandResult other = pdbench(args + " -t " + threads);
+      EXPECT_EQ(other.exit_code, 0) << other.err;
+      EXPECT_EQ(other.out, one.out) << sampling << ", " << threads << " threads";
+    }
+  }
+}
+
 TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   const std::string dir = test::temp_dir("cli-misleading");
   const std::string stories = test::model_path("stories260K.gguf");
