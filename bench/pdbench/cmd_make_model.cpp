@@ -16,12 +16,14 @@ struct MakeModelArgs {
   std::string like;
   std::string type;
   uint64_t seed = 0;
+  std::string statistics = "random";
   std::string output;
 };
 
 void run(const MakeModelArgs& args) {
   const auto start = std::chrono::steady_clock::now();
-  SyntheticSpec spec{args.like, preset_config(args.like), synthetic_type(args.type), args.seed};
+  SyntheticSpec spec{args.like, preset_config(args.like), synthetic_type(args.type), args.seed,
+                     parse_weight_statistics(args.statistics)};
   write_synthetic_model(spec, args.output);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   std::printf("wrote %s: synthetic %s %s, %.1fM parameters, %.2f GB in %.1f s\n", args.output.c_str(),
@@ -45,6 +47,11 @@ void register_make_model(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember(synthetic_type_names()));
   cmd->add_option("--seed", args->seed, "Random seed: same seed, same file")->capture_default_str();
+  cmd->add_option("--statistics", args->statistics,
+                  "random: every matrix normal, flat next-token distributions (speed does not depend on values); "
+                  "trained: peaked distributions and a few massive residual channels, for accuracy tests")
+      ->capture_default_str()
+      ->check(CLI::IsMember(weight_statistics_names()));
   cmd->add_option("-o,--output", args->output, "GGUF file to write")->required();
   cmd->callback([args] { run(*args); });
 }

@@ -12,16 +12,36 @@
 
 namespace pdbench {
 
+// What the weights' values look like. Speed does not depend on them, but
+// accuracy does: random weights give nearly flat next-token distributions,
+// over which any rounding looks harmless.
+enum class WeightStatistics {
+  Random,   // every matrix normal with std 0.02, norms 1
+  // As a trained model's: peaked next-token distributions (the final norm
+  // scales the logits to a trained model's spread) and a few massive
+  // residual-stream channels (LLM.int8's outliers, "massive activations":
+  // kMassiveChannels columns of the token embedding 100x the rest), which
+  // an activation quantized with one scale per token would let flatten
+  // every other channel of that token.
+  Trained,
+};
+
 struct SyntheticSpec {
   std::string like;  // preset name or a test's label; general.name is "synthetic <like> <type>"
   ModelConfig config;
   TensorType type = TensorType::F32;  // of every matrix, the token embedding included
   uint64_t seed = 0;
+  WeightStatistics statistics = WeightStatistics::Random;
 };
 
-// The --like and --type values, in table order.
+// The residual-stream channels that WeightStatistics::Trained makes massive.
+std::vector<size_t> massive_channels(const ModelConfig& config);
+
+// The --like, --type and --statistics values, in table order.
 std::vector<std::string> synthetic_model_names();
 std::vector<std::string> synthetic_type_names();
+std::vector<std::string> weight_statistics_names();
+WeightStatistics parse_weight_statistics(std::string_view name);
 
 // The published hyperparameters of a named model; throws pdbench::Error
 // listing the names when `like` is none of them.
@@ -33,8 +53,8 @@ TensorType synthetic_type(std::string_view name);
 uint64_t parameter_count(const ModelConfig& config);
 
 // Writes the model as llama.cpp names and lays it out: matrices normal with
-// std 0.02 in spec.type, norms 1.0 and biases 0.0 in f32, a synthetic
-// SentencePiece vocabulary. Each row's values depend only on (seed, tensor,
+// std 0.02 in spec.type, norms 1.0 and biases 0.0 in f32 (spec.statistics
+// says what changes for Trained), a synthetic SentencePiece vocabulary. Each row's values depend only on (seed, tensor,
 // row), so the file is the same however it is chunked or threaded.
 void write_synthetic_model(const SyntheticSpec& spec, const std::string& path);
 

@@ -3,6 +3,7 @@
 // published hyperparameters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -173,6 +174,47 @@ TEST_F(Synthetic, WeightsAreNormalWithStd002) {
     EXPECT_GT(static_cast<double>(beyond_3_std) / n, 0.001);
     EXPECT_LT(static_cast<double>(beyond_3_std) / n, 0.006);
   }
+}
+
+// Mean probability of the top next token over a prompt's positions (the
+// reference pass): how peaked the model's distributions are.
+double mean_top_probability(const std::string& path) {
+  const Engine engine = Engine::load(path);
+  const ModelConfig& c = engine.model().config();
+  PagedKvCache cache(kv_cache_config(c, KvType::F32, KvType::F32, 16, 64));
+  std::vector<int32_t> prompt{1};
+  for (int32_t i = 0; i < 31; ++i) prompt.push_back(300 + 17 * i);
+  const SequenceChunk chunk{cache.create_sequence(), prompt};
+  const std::span<const float> logits = engine.forward(ForwardKind::Reference).run(cache, std::span(&chunk, 1), true, nullptr);
+  double total = 0;
+  for (size_t t = 0; t < prompt.size(); ++t) {
+    const std::span<const float> row = logits.subspan(t * c.vocab, c.vocab);
+    const float top = *std::max_element(row.begin(), row.end());
+    double sum = 0;
+    for (const float l : row) sum += std::exp(double{l} - top);
+    total += 1.0 / sum;
+  }
+  return total / static_cast<double>(prompt.size());
+}
+
+// Trained statistics: every token's embedding carries the massive channels,
+// and the next-token distributions are peaked, where random weights' are
+// nearly flat (1 / vocab would be 0.001 here).
+TEST_F(Synthetic, TrainedStatisticsHaveMassiveChannelsAndPeakedDistributions) {
+  SyntheticSpec spec{"tiny", test::tiny_config("llama-3.2-1b", 256, 64, 512, 1024), TensorType::F32, 3};
+  const std::string random = write(spec, "random");
+  spec.statistics = WeightStatistics::Trained;
+  const std::string trained = write(spec, "trained");
+  const auto f = gguf::GgufFile::open(trained);
+  const std::span<const float> embedding = f32_values(f, "token_embd.weight");
+  const std::vector<size_t> massive = massive_channels(spec.config);
+  ASSERT_EQ(massive.size(), 2u);
+  EXPECT_NE(massive[0] / 32, massive[1] / 32) << "two blocks of 32";
+  for (size_t token = 0; token < spec.config.vocab; ++token)
+    for (size_t channel : massive) ASSERT_EQ(embedding[token * spec.config.dim + channel], 2.0f) << token;
+  const double flat = mean_top_probability(random), peaked = mean_top_probability(trained);
+  EXPECT_LT(flat, 0.01);  // observed 0.0035
+  EXPECT_GT(peaked, 0.5);  // observed 0.71
 }
 
 TEST(SyntheticPreset, PublishedHyperparameters) {
