@@ -145,6 +145,11 @@ GenerationResult Generator::generate(const GenerateRequest& request,
     throw Error("generate: the prompt is " + std::to_string(result.prompt_ids.size()) + " tokens after " +
                 std::to_string(depth) + " of context but the context holds " + std::to_string(context()));
 
+  if (request.beam_width > 1) {
+    const size_t prompt_end = depth + result.prompt_ids.size();
+    check_beams_fit(request.beam_width, std::min(request.max_new_tokens, context() - prompt_end + 1),
+                    cache_.blocks_needed(seq_, result.prompt_ids.size()));
+  }
   StreamingDecoder decoder(engine_.tokenizer());
   std::string prompt_text;
   for (int32_t id : result.prompt_ids) prompt_text += decoder.push(id);
@@ -235,6 +240,21 @@ void Generator::sample_loop(const GenerateRequest& request, Clock::time_point st
   const std::string tail = decoder.flush();
   result.text += tail;
   if (on_text && !tail.empty()) on_text(tail);
+}
+
+// Each beam writes its new tokens into blocks of its own (the shared
+// prompt's last block copied on a fork), so W beams of n new tokens may
+// hold up to W (ceil(n / block) + 1) blocks beyond the prompt's: refused
+// before anything runs rather than when the pool runs dry midway.
+void Generator::check_beams_fit(size_t width, size_t new_tokens, size_t prompt_blocks) const {
+  const KvBlockPool& pool = cache_.pool();
+  const size_t block = pool.block_tokens();
+  const size_t need = prompt_blocks + width * ((new_tokens + block - 1) / block + 1);
+  if (need > pool.free_blocks())
+    throw Error("beam search: " + std::to_string(width) + " beams of up to " + std::to_string(new_tokens) +
+                " new tokens after the prompt may need " + std::to_string(need) + " KV blocks of " + std::to_string(block) +
+                " tokens, and " + std::to_string(pool.free_blocks()) +
+                " are free: use fewer beams (--beam), or a larger context (--ctx-size / -c) for more blocks");
 }
 
 void Generator::beam_loop(const GenerateRequest& request, Clock::time_point start,

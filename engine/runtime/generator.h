@@ -120,6 +120,7 @@ class Generator {
                    StreamingDecoder& decoder, GenerationResult& result,
                    const std::function<void(std::string_view)>& on_text,
                    const std::function<void(const StepTrace&)>& on_step);
+  void check_beams_fit(size_t width, size_t new_tokens, size_t prompt_blocks) const;
   void beam_loop(const GenerateRequest& request, Clock::time_point start, std::span<const float> logits,
                  GenerationResult& result);
   // Runs tokens of the generator's sequence, profiled into step_profile_ and `phase`.

@@ -220,6 +220,18 @@ TEST(Cli, MoreThreadsThanCpusRunAndAreRecorded) {
   }
 }
 
+// Beams that cannot all fit in the KV cache are refused before the prompt
+// runs, naming both ways out; a width that fits runs.
+TEST(Cli, TooManyBeamsForTheCacheAreNamed) {
+  const std::string args = "generate -m " + quote(test::model_path("stories260K.gguf")) + " -p 'Once' -n 4 --beam ";
+  const CommandResult wide = pdbench(args + "512");
+  EXPECT_NE(wide.exit_code, 0);
+  EXPECT_EQ(wide.out, "") << "nothing streamed before the refusal";
+  for (const char* named : {"512 beams", "--beam", "--ctx-size / -c"}) EXPECT_NE(wide.err.find(named), std::string::npos) << wide.err;
+  const CommandResult fits = pdbench(args + "512 -c 40000");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+}
+
 TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   const std::string dir = test::temp_dir("cli-misleading");
   const std::string stories = test::model_path("stories260K.gguf");
