@@ -218,7 +218,7 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
 }
 
 TEST(Cli, HelpTeachesEachSubcommand) {
-  for (const char* sub : {"generate", "tokenize", "explain"}) {
+  for (const char* sub : {"generate", "tokenize", "explain", "perplexity"}) {
     const CommandResult r = pdbench(std::string(sub) + " --help");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("Example"), std::string::npos) << sub;
