@@ -1,22 +1,31 @@
 #include "bench/runner/perplexity.h"
 
+#include <array>
 #include <string>
 
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
 
+namespace {
+
+// The logits' rows, and the tokenizer's entries (which may be fewer).
+std::array<size_t, 2> vocab_sizes(const Engine& e) {
+  return {e.model().config().vocab, static_cast<size_t>(e.tokenizer().n_vocab())};
+}
+
+}  // namespace
+
 void require_same_vocabulary(const Engine& a, const Engine& b) {
-  const std::string files = a.model().path() + " and " + b.model().path();
-  const size_t va = a.model().config().vocab, vb = b.model().config().vocab;
-  if (va != vb || a.tokenizer().n_vocab() != b.tokenizer().n_vocab())
-    throw Error(files + " have different vocabularies: " + std::to_string(va) + " and " + std::to_string(vb) +
-                " tokens");
+  const std::string files = a.model().path() + " and " + b.model().path() + " have different vocabularies: ";
+  const auto sizes_a = vocab_sizes(a), sizes_b = vocab_sizes(b);
+  for (size_t i = 0; i < sizes_a.size(); ++i)
+    if (sizes_a[i] != sizes_b[i])
+      throw Error(files + std::to_string(sizes_a[i]) + " and " + std::to_string(sizes_b[i]) + " tokens");
   for (int32_t id = 0; id < a.tokenizer().n_vocab(); ++id)
     if (a.tokenizer().piece(id) != b.tokenizer().piece(id))
-      throw Error(files + " have different vocabularies: token " + std::to_string(id) + " is '" +
-                  std::string(a.tokenizer().piece(id)) + "' in one and '" + std::string(b.tokenizer().piece(id)) +
-                  "' in the other");
+      throw Error(files + "token " + std::to_string(id) + " is '" + std::string(a.tokenizer().piece(id)) +
+                  "' in the first and '" + std::string(b.tokenizer().piece(id)) + "' in the second");
 }
 
 std::vector<AccuracyTotals> score_chunks(const PerplexityChunks& text, ChunkLogits& model, ChunkLogits* base,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "engine/util/error.h"
 #include "tests/support/error_of.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/tiny_model.h"
 
 namespace pdbench::runner {
 namespace {
@@ -45,6 +47,17 @@ TEST(PerplexityChunks, DefaultIsLlamaPerplexitysCappedAtTheContext) {
   EXPECT_EQ(default_chunk_size(2048), 512u);
   EXPECT_EQ(default_chunk_size(128), 128u);
   EXPECT_EQ(default_chunk_size(127), 126u);
+}
+
+TEST(PerplexityVocabulary, AnotherSizeOrPieceNamesBothFiles) {
+  const std::string dir = test::temp_dir("vocab");
+  const std::string stories = test::model_path("stories260K.gguf"), tiny = dir + "/tiny.gguf";
+  write_synthetic_model({"tiny", test::tiny_config("llama-3.2-1b", 64, 16, 96, 1024), TensorType::F32, 3}, tiny);
+  const Engine a = Engine::load(stories), b = Engine::load(tiny);
+  EXPECT_EQ(error_of([&] { require_same_vocabulary(a, b); }),
+            stories + " and " + tiny + " have different vocabularies: 512 and 1024 tokens");
+  EXPECT_EQ(error_of([&] { require_same_vocabulary(a, Engine::load(stories)); }), "no error");
+  std::filesystem::remove_all(dir);
 }
 
 std::string wide(const std::string& type) {
