@@ -20,5 +20,6 @@ void register_sysinfo(CLI::App& app);
 void register_merge(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_report(CLI::App& app);
+void register_perplexity(CLI::App& app);
 
 }  // namespace pdbench::cli

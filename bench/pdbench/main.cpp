@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   pdbench::cli::register_merge(app);
   pdbench::cli::register_compare(app);
   pdbench::cli::register_report(app);
+  pdbench::cli::register_perplexity(app);
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   std::string known;
   bool is_known = false;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/util/error.h"
+#include "engine/util/regular_file.h"
 
 namespace pdbench::cli {
 
@@ -23,13 +24,25 @@ CLI::Validator whole_number_u64() {
       "UINT64");
 }
 
-void add_model_options(CLI::App& cmd, ModelOptions& opts) {
+void add_model_file_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("-m,--model", opts.model, "Model file: GGUF (v3) or llama2.c checkpoint (.bin)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--tokenizer", opts.tokenizer,
                  "Tokenizer file (llama2.c tokenizer.bin, tokenizer.json[.gz]); default: the GGUF's own")
       ->check(CLI::ExistingFile);
+  cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
+  add_forward_option(cmd, "--forward", opts.forward, "Forward pass");
+}
+
+void add_forward_option(CLI::App& cmd, const std::string& name, std::string& forward, const std::string& what) {
+  cmd.add_option(name, forward, what + ": fast (oneDNN prefill, SIMD decode) or reference (plain f32, the oracle)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fast", "reference"}));
+}
+
+void add_model_options(CLI::App& cmd, ModelOptions& opts) {
+  add_model_file_options(cmd, opts);
   cmd.add_option("-c,--ctx-size", opts.generator.context,
                  "KV cache capacity in tokens (default: the model's context length, at most 4096)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 24));
@@ -42,11 +55,6 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 16));
   cmd.add_flag("!--no-kv-cache", opts.generator.kv_cache,
                "Recompute K/V of the whole context at every decode step (measures what the cache saves)");
-  cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
-  cmd.add_option("--forward", opts.forward,
-                 "Forward pass: fast (oneDNN prefill, SIMD decode) or reference (plain f32, the oracle)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"fast", "reference"}));
 }
 
 void add_sampling_options(CLI::App& cmd, GenerateRequest& r) {
@@ -96,6 +104,7 @@ void add_prompt_options(CLI::App& cmd, std::string& prompt, std::string& prompt_
 
 std::string read_text(const std::string& text, const std::string& file) {
   if (file.empty()) return text;
+  require_regular_file(file);
   std::ifstream in(file, std::ios::binary);
   if (!in) fail_file(file, "cannot read file");
   std::ostringstream contents;

@@ -24,6 +24,12 @@ GeneratorOptions generator_options(const ModelOptions& opts);
 // would wrap "-1" and saturate "18446744073709551616".
 CLI::Validator whole_number_u64();
 
+// -m, --tokenizer, -t and --forward: the model and how it runs.
+void add_model_file_options(CLI::App& cmd, ModelOptions& opts);
+// A forward pass's name (fast, reference) under the option `name`; `what`
+// opens its help ("Forward pass").
+void add_forward_option(CLI::App& cmd, const std::string& name, std::string& forward, const std::string& what);
+// The model file options and the KV cache's: -c, cache types, block size.
 void add_model_options(CLI::App& cmd, ModelOptions& opts);
 void add_sampling_options(CLI::App& cmd, GenerateRequest& request);
 // Applies --threads (OpenMP) before any work starts.

@@ -3,6 +3,7 @@
 #include <csv.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <span>
 
@@ -56,6 +57,12 @@ size_t Table::column(const std::string& name) const {
   const auto it = std::find(columns.begin(), columns.end(), name);
   if (it == columns.end()) throw Error("results table has no column '" + name + "'");
   return static_cast<size_t>(it - columns.begin());
+}
+
+std::string csv_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
 }
 
 std::string to_csv(const Table& table) {

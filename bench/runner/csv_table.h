@@ -13,6 +13,8 @@ struct Table {
   size_t column(const std::string& name) const;  // throws pdbench::Error if absent
 };
 
+// A number as results files write it: "%.9g", which reads back any float.
+std::string csv_number(double v);
 std::string to_csv(const Table& table);
 // Writes PATH.tmp.* then renames it over PATH: readers never see a partial file.
 void write_file_atomic(const std::string& path, const std::string& contents);

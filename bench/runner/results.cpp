@@ -1,7 +1,6 @@
 #include "bench/runner/results.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -31,12 +30,6 @@ constexpr size_t kTempSuffixLength = std::string_view(".tmp.XXXXXX").size();
 const std::vector<std::pair<std::string, std::string>> kTimeMetrics = {
     {"tokenize", "tokenize_ms"}, {"prefill", "prefill_ms"}, {"ttft", "ttft_ms"}, {"decode", "decode_ms"},
     {"e2e", "e2e_ms"},           {"tpot", "tpot_ms"},       {"itl", ""}};
-
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 // A memory reading, empty when there is none (0).
 std::string kib(long value) { return value > 0 ? std::to_string(value) : std::string(); }
@@ -73,7 +66,7 @@ std::string largest(const Table& t, const std::vector<const std::vector<std::str
   std::optional<double> most;
   for (const auto* r : rows)
     if (!(*r)[t.column(column)].empty()) most = std::max(most.value_or(0.0), cell_number(t, *r, column));
-  return most ? num(*most) : std::string();
+  return most ? csv_number(*most) : std::string();
 }
 
 void require_columns(const Table& t, const std::vector<std::string>& expected, const std::string& path) {
@@ -152,17 +145,18 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
       case_cells(c.spec),
       {std::to_string(rep), std::to_string(warmup.runs), warmup.stable ? "1" : "0",
        c.prompts.front().is_text() ? "text" : "ids", std::to_string(run.prefix_hit_tokens),
-       std::to_string(run.generated), num(t.tokenize_ms), num(t.prefill_ms),
-       num(t.ttft_ms), num(t.decode_ms), num(t.e2e_ms),
-       run.generated > 1 ? num(t.decode_ms / static_cast<double>(run.generated - 1)) : "",
-       step_ms.empty() ? "" : num(median(step_ms)), t.prefill_ms > 0 ? num(1000.0 * prompt / t.prefill_ms) : "",
+       std::to_string(run.generated), csv_number(t.tokenize_ms), csv_number(t.prefill_ms),
+       csv_number(t.ttft_ms), csv_number(t.decode_ms), csv_number(t.e2e_ms),
+       run.generated > 1 ? csv_number(t.decode_ms / static_cast<double>(run.generated - 1)) : "",
+       step_ms.empty() ? "" : csv_number(median(step_ms)),
+       t.prefill_ms > 0 ? csv_number(1000.0 * prompt / t.prefill_ms) : "",
        std::to_string(run.kv_bytes_allocated), std::to_string(run.kv_bytes_used),
        std::to_string(context.weights_bytes), std::to_string(context.peak_rss_kib), kib(context.memory.prefill_kib),
        kib(context.memory.decode_kib)}));
   const std::string index = std::to_string(c.spec.index);
   for (const StepPoint& s : run.steps)
     results.steps.rows.push_back({index, c.spec.id, std::to_string(rep), std::to_string(s.step),
-                                  std::to_string(s.kv_length), num(s.step_ms), num(s.forward_ms)});
+                                  std::to_string(s.kv_length), csv_number(s.step_ms), csv_number(s.forward_ms)});
   for (const auto& [phase, profile] : {std::pair{"prefill", &run.prefill}, std::pair{"decode", &run.decode}})
     for (size_t i = 0; i < kOpCount; ++i) {
       const OpStats s = profile->total(static_cast<Op>(i));
@@ -171,13 +165,13 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
       const double gflop_s = ms > 0 ? s.flops / ms / 1e6 : 0;
       const double gb_s = ms > 0 ? s.bytes / ms / 1e6 : 0;
       const auto fraction = [&](double achieved, double limit) {
-        return context.limits && limit > 0 && achieved > 0 ? num(achieved / limit) : std::string();
+        return context.limits && limit > 0 && achieved > 0 ? csv_number(achieved / limit) : std::string();
       };
       const std::string_view op = op_name(static_cast<Op>(i));
       const GemmPrecision precision = op_compute_precision(op, context.weights_precision);
       results.ops.rows.push_back(
-          {index, c.spec.id, std::to_string(rep), phase, std::string(op), std::to_string(s.calls), num(ms),
-           num(s.flops / 1e9), num(s.bytes / 1e9), num(gflop_s), num(gb_s),
+          {index, c.spec.id, std::to_string(rep), phase, std::string(op), std::to_string(s.calls), csv_number(ms),
+           csv_number(s.flops / 1e9), csv_number(s.bytes / 1e9), csv_number(gflop_s), csv_number(gb_s),
            fraction(gflop_s, context.limits ? context.limits->peak_gflop_s(c.spec.threads, precision) : 0),
            fraction(gb_s, context.limits ? context.limits->read_gb_s(c.spec.threads) : 0)});
     }
@@ -209,8 +203,8 @@ Table summary_table(const Table& samples, const Table& steps) {
       stable = stable && (*r)[samples.column("warmup_stable")] == "1";
       hits.push_back(cell_number(samples, *r, "prefix_hit_tokens"));
     }
-    row.insert(row.end(), {std::to_string(g.rows.size()), num(warmup_runs), stable ? "1" : "0",
-                           first[samples.column("prompt_input")], num(median(hits))});
+    row.insert(row.end(), {std::to_string(g.rows.size()), csv_number(warmup_runs), stable ? "1" : "0",
+                           first[samples.column("prompt_input")], csv_number(median(hits))});
     std::map<std::string, double> medians;
     for (const auto& [metric, source] : kTimeMetrics) {
       std::vector<double> values = source.empty() ? g.itl : std::vector<double>{};
@@ -223,15 +217,16 @@ Table summary_table(const Table& samples, const Table& steps) {
       }
       const Summary s = summarize(values);
       medians[metric] = s.median;
-      row.insert(row.end(), {num(s.median), num(s.mean), num(s.stddev), num(s.cv_pct), num(s.p50), num(s.p90),
-                             num(s.p99), num(s.ci95_lo), num(s.ci95_hi)});
+      row.insert(row.end(), {csv_number(s.median), csv_number(s.mean), csv_number(s.stddev), csv_number(s.cv_pct),
+                             csv_number(s.p50), csv_number(s.p90), csv_number(s.p99), csv_number(s.ci95_lo),
+                             csv_number(s.ci95_hi)});
     }
     // Rates come from median times, never from averaged rates.
     const double prompt = cell_number(samples, first, "prompt_tokens");
     const double batch = cell_number(samples, first, "batch");
     const auto rate = [&](const char* metric, double per) {
       const auto it = medians.find(metric);
-      return it != medians.end() && it->second > 0 ? num(1000.0 * per / it->second) : std::string();
+      return it != medians.end() && it->second > 0 ? csv_number(1000.0 * per / it->second) : std::string();
     };
     row.push_back(rate("prefill", prompt));
     row.push_back(rate("itl", 1));

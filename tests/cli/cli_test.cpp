@@ -1,11 +1,8 @@
 // The pdbench binary as a user runs it: output, JSON, exit codes, messages.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -14,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli/run_pdbench.h"
 #include "tests/support/gguf_rewrite.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
@@ -21,29 +19,9 @@
 namespace pdbench {
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// Runs pdbench with a shell-quoted argument string.
-CommandResult pdbench(const std::string& args) {
-  const std::string err_path = std::filesystem::temp_directory_path() / ("pdbench-cli-err-" + std::to_string(::getpid()));
-  const std::string cmd = std::string(PDBENCH_BIN) + " " + args + " 2>" + err_path;
-  CommandResult r{};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(err), {});
-  std::filesystem::remove(err_path);
-  return r;
-}
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
+using test::CommandResult;
+using test::pdbench;
+using test::quote;
 
 TEST(Cli, GenerateGreedyMatchesLlama2cText) {
   for (const auto& ref : test::read_jsonl(test::data_path("stories260K-reference/greedy.jsonl"))) {
@@ -279,7 +257,7 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
 }
 
 TEST(Cli, HelpTeachesEachSubcommand) {
-  for (const char* sub : {"generate", "tokenize", "explain"}) {
+  for (const char* sub : {"generate", "tokenize", "explain", "perplexity"}) {
     const CommandResult r = pdbench(std::string(sub) + " --help");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("Example"), std::string::npos) << sub;

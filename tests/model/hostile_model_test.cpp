@@ -16,6 +16,7 @@
 #include "engine/runtime/generator.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
+#include "tests/support/error_of.h"
 #include "tests/support/gguf_rewrite.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
@@ -26,15 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 // A llama model small enough to write and run in milliseconds.
 SyntheticSpec tiny_llama(TensorType type) {

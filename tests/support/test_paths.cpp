@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace pdbench::test {
@@ -18,6 +19,12 @@ std::string shared_path(const std::string& relative) {
   const fs::path root = env != nullptr ? fs::path(env) : fs::path(PDBENCH_SHARED_DIR);
   const fs::path p = root / relative;
   return fs::exists(p) ? p.string() : std::string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {

@@ -14,6 +14,9 @@ std::string model_path(const std::string& relative);   // <repo>/models/relative
 // GTEST_SKIPs with that reason).
 std::string shared_path(const std::string& relative);
 
+// The whole file's bytes; throws when it cannot be read.
+std::string read_file(const std::string& path);
+
 // Every line of a .jsonl file, parsed.
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
 
