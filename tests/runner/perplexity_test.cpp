@@ -13,6 +13,7 @@
 #include "tests/support/error_of.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/tiny_model.h"
+#include "engine/model/synthetic_model.h"
 
 namespace pdbench::runner {
 namespace {
@@ -123,12 +124,13 @@ TEST(Perplexity, ReferencePassMatchesLlamaCppAndItselfOnTheF32File) {
 }
 
 // The fast pass on quantized files against the f32 file's reference pass,
-// near llama.cpp's figures for the same files. llama.cpp rounds activations
-// to Q8_0 in blocks of 32 for its dot products, as the decode GEMVs do (KLD
-// within 5% of llama.cpp's here); the prefill GEMMs requantize weights with
-// one scale per row and activations with one per token, which on Q8_0,
-// whose own rounding is small, gave 1.8x llama.cpp's KLD. So the bound is
-// 2.5x: a broken kernel moves KLD by orders of magnitude.
+// no less accurate than llama.cpp on the same files (issue 20): mean KLD at
+// most 1.1x llama.cpp's and PPL within 1% of its, prefill and decode.
+// Both paths keep the weights' block scales and round activations to int8
+// per block of 32, as llama.cpp's dot products do: observed Q8_0 1.07x
+// (prefill and decode), Q4_0-pure 0.99x. The prefill once requantized
+// weights with one scale per row and activations with one per token
+// (oneDNN's s8 GEMM), which gave Q8_0 1.8x.
 TEST(Perplexity, FastPassOnQuantizedFilesStaysNearLlamaCpp) {
   const OneThread one_thread;
   const Engine f32 = Engine::load(wide("f32"));
@@ -139,10 +141,35 @@ TEST(Perplexity, FastPassOnQuantizedFilesStaysNearLlamaCpp) {
     for (const AccuracySummary& s : measure(engine, ForwardKind::Fast, f32)) {
       ASSERT_TRUE(s.base);
       EXPECT_NEAR(s.ppl, want.ppl, 0.01 * want.ppl) << type;
-      EXPECT_LT(s.base->kld_mean, 2.5 * want.kld_mean) << type;
+      EXPECT_LE(s.base->kld_mean, 1.1 * want.kld_mean) << type;
       EXPECT_GT(s.base->same_top_pct, want.same_top_pct - 5) << type;
     }
   }
+}
+
+// A synthetic model with a trained model's statistics (make-model
+// --statistics trained: two massive residual channels, peaked
+// distributions): the fast pass of its Q8_0 and Q4_0 files against their
+// own reference pass. Quantizing activations per block of 32, the massive
+// channels flatten only the 31 others of their blocks; with one scale per
+// token they would flatten every channel of the token. Observed mean KLD
+// 0.0015 (Q8_0) and 0.0003 (Q4_0), same top 94-96%, prefill and decode.
+TEST(Perplexity, FastPassHoldsUpUnderMassiveActivations) {
+  const OneThread one_thread;
+  const std::string dir = test::temp_dir("perplexity-massive");
+  for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0}) {
+    SyntheticSpec spec{"tiny", test::tiny_config("llama-3.2-1b", 256, 64, 512, 1024), type, 5,
+                       WeightStatistics::Trained};
+    const std::string path = dir + "/trained-" + std::string(traits(type).name) + ".gguf";
+    write_synthetic_model(spec, path);
+    const Engine engine = Engine::load(path);
+    for (const AccuracySummary& s : measure(engine, ForwardKind::Fast, engine)) {
+      ASSERT_TRUE(s.base);
+      EXPECT_LT(s.base->kld_mean, 0.005) << traits(type).name;
+      EXPECT_GT(s.base->same_top_pct, 90) << traits(type).name;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
