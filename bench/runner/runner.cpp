@@ -19,6 +19,7 @@
 #include "bench/runner/sha256.h"
 #include "bench/runner/sysinfo.h"
 #include "bench/runner/version.h"
+#include "engine/model/fast_forward.h"
 #include "engine/model/model.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
@@ -65,14 +66,6 @@ std::shared_ptr<Generator> generator_for(const std::string& model_file, const En
   return g;
 }
 
-// The precision of the model's prefill GEMMs, as the fast pass stacks its
-// layers' matrices (onednn_gemm.h): the compute roof its matmuls meet.
-GemmPrecision weights_precision(const Model& model) {
-  const LayerWeights& layer = model.weights().layers.front();
-  const MatrixView qkv[] = {layer.wq, layer.wk, layer.wv};
-  return gemm_precision(qkv);
-}
-
 // The facts of one weight type's model; `sha_of` holds each file's hash,
 // so a file several weight types share is read once.
 nlohmann::json model_json(const Scenario& s, const std::string& weight_type, const std::string& file,
@@ -83,7 +76,7 @@ nlohmann::json model_json(const Scenario& s, const std::string& weight_type, con
                       {"sha256", sha_of.at(file)},
                       {"file_bytes", fs::file_size(file)},
                       {"weights_bytes", engine.model().weight_bytes()},
-                      {"gemm_precision", gemm_precision_name(weights_precision(engine.model()))},
+                      {"gemm_precision", gemm_precision_name(prefill_precision(engine.model()))},
                       {"architecture", architecture_name(config.arch)},
                       {"layers", config.n_layers},
                       {"dim", config.dim},
@@ -287,7 +280,7 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
         const size_t rep = pending[i][round];
         const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
         context.weights_bytes = run.engine_of[i]->model().weight_bytes();
-        context.weights_precision = weights_precision(run.engine_of[i]->model());
+        context.weights_precision = prefill_precision(run.engine_of[i]->model());
         context.peak_rss_kib = rss.process_peak_kib();
         context.memory = memory[i];
         append_run(plan.results, run.cases[i], rep, warmups[i], result, context);

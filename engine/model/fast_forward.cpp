@@ -88,6 +88,13 @@ GemmPrecision float_gemm_precision(const ModelWeights& weights) {
   return memory_fits(2 * widened) ? GemmPrecision::F32 : GemmPrecision::BF16;
 }
 
+GemmPrecision prefill_precision(const Model& model) {
+  const LayerWeights& layer = model.weights().layers.front();
+  for (const MatrixView* w : {&layer.wq, &layer.wk, &layer.wv})
+    if (weight_format(w->type).activation != ActivationType::F32) return GemmPrecision::Int8;
+  return float_gemm_precision(model.weights());
+}
+
 FastForward::FastForward(const Model& model)
     : model_(model), narrow_floats_(float_gemm_precision(model.weights()) == GemmPrecision::BF16) {
   const ModelWeights& w = model.weights();

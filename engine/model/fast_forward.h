@@ -32,6 +32,11 @@ namespace pdbench {
 // and the file's pages; BF16 otherwise.
 GemmPrecision float_gemm_precision(const ModelWeights& weights);
 
+// The compute type of the fast pass's prefill matrix products on this
+// model, as the pass picks it: Int8 when the layers' Q/K/V are quantized
+// (gemm_rows), else float_gemm_precision's. What results files record.
+GemmPrecision prefill_precision(const Model& model);
+
 // Matrices of one column count stacked into one row space (Q/K/V fused,
 // gate/up fused, or one alone): their GEMV copies, and the oneDNN GEMM
 // that runs many tokens of float formats.

@@ -174,10 +174,13 @@ TEST_F(SyntheticModels, LogitsDoNotDependOnTheThreadCount) {
 TEST_F(SyntheticModels, BF16PrefillWhenWidenedWeightsDoNotFit) {
   const Engine engine = Engine::load(write("llama-3.2-1b", TensorType::BF16));
   EXPECT_EQ(float_gemm_precision(engine.model().weights()), GemmPrecision::F32);
+  EXPECT_EQ(prefill_precision(engine.model()), GemmPrecision::F32);
+  EXPECT_EQ(prefill_precision(Engine::load(write("llama-3.2-1b", TensorType::Q8_0)).model()), GemmPrecision::Int8);
   std::vector<std::vector<float>> fast;
   {
     const test::ScopedEnv one_mib(kMemAvailableVariable, "1");  // the f32 copies need ~2.5
     EXPECT_EQ(float_gemm_precision(engine.model().weights()), GemmPrecision::BF16);
+    EXPECT_EQ(prefill_precision(engine.model()), GemmPrecision::BF16) << "what results files record";
     fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
   }
   const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, kPrompt);
