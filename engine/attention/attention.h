@@ -1,16 +1,13 @@
 #pragma once
-// Reference causal attention of one query position over the cache.
+// Reference causal attention of one query position over the contiguous f32
+// KvCache: the yardstick the paged attention is tested against (it is
+// bit-identical to paged f32 attention); no forward pass runs it.
 #include <cstddef>
 
+#include "engine/attention/attention_shape.h"
 #include "engine/attention/kv_cache.h"
 
 namespace pdbench::ref {
-
-struct AttentionShape {
-  size_t n_heads;
-  size_t n_kv_heads;  // query heads are grouped n_heads / n_kv_heads per KV head
-  size_t head_dim;
-};
 
 // out[h] = softmax(q[h] . K[0..n_ctx) / sqrt(head_dim)) . V for each query
 // head h of `q`, reading layer `layer` of the cache. `scores` holds n_ctx floats.

@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/attention/attention.h"
+#include "engine/attention/attention_shape.h"
 #include "engine/attention/paged_kv_cache.h"
 #include "engine/util/isa.h"
 

@@ -5,7 +5,7 @@
 // to ref::attention on the contiguous cache.
 #include <cstddef>
 
-#include "engine/attention/attention.h"
+#include "engine/attention/attention_shape.h"
 #include "engine/attention/paged_kv_cache.h"
 
 namespace pdbench {

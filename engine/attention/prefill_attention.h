@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <span>
 
-#include "engine/attention/attention.h"
+#include "engine/attention/attention_shape.h"
 #include "engine/attention/paged_kv_cache.h"
 #include "engine/util/isa.h"
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine/attention/attention.h"
+#include "engine/attention/attention_shape.h"
 #include "engine/attention/prefill_attention.h"
 #include "engine/kernels/activation.h"
 #include "engine/kernels/reference.h"
