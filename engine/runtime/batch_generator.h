@@ -39,6 +39,9 @@ class BatchGenerator {
   // anything runs. Beam search is not batched (Error).
   BatchRun run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms = {});
 
+  // The shared cache: between runs every block is free again.
+  const PagedKvCache& cache() const { return cache_; }
+
  private:
   const Engine& engine_;
   GeneratorOptions options_;
