@@ -26,7 +26,7 @@ struct RunArgs {
   std::string model;
   std::string tokenizer;
   std::vector<size_t> prompt_tokens, output_tokens, depth, threads, batch;
-  std::vector<std::string> sampling;
+  std::vector<std::string> sampling, cache_type_k, cache_type_v;
   size_t repetitions = 0;
   size_t warmup_max = 0;
   bool warmup_set = false;
@@ -73,6 +73,8 @@ std::string describe(const RunArgs& a) {
   add("-t", list(a.threads));
   add("-b", list(a.batch));
   add("--sampling", list(a.sampling));
+  add("--cache-type-k", list(a.cache_type_k));
+  add("--cache-type-v", list(a.cache_type_v));
   add("--prompt-source", a.prompt_source);
   if (a.repetitions > 0) add("-r", std::to_string(a.repetitions));
   if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
@@ -107,6 +109,16 @@ void list_cases(const runner::Scenario& s, runner::Shard shard) {
   std::printf("%zu cases x %zu repetitions\n", cases.size(), s.repetitions);
 }
 
+// llama-bench's -o takes an output format; pdbench's names the results
+// folder, so `-o md` would quietly make a folder called md.
+void refuse_format_as_folder(const std::string& out_dir) {
+  for (const char* format : {"md", "csv", "json", "jsonl", "sql"})
+    if (out_dir == format)
+      throw Error("-o " + out_dir + ": -o names the results folder, not an output format as llama-bench's -o does "
+                  "(pdbench writes CSV files and meta.json there, docs/RESULTS.md); for a folder of that name write ./" +
+                  out_dir);
+}
+
 void run(const RunArgs& a) {
   runner::Scenario s;
   if (!a.scenario_file.empty()) {
@@ -129,6 +141,8 @@ void run(const RunArgs& a) {
     override_axis(axes->threads, a.threads);
     override_axis(axes->batch, a.batch);
     override_axis(axes->sampling, a.sampling);
+    override_axis(axes->kv_type_k, a.cache_type_k);
+    override_axis(axes->kv_type_v, a.cache_type_v);
   }
   for (const auto& name : a.sampling)
     if (!s.strategies.contains(name)) throw Error("run: --sampling " + name + " names no strategy");
@@ -145,6 +159,7 @@ void run(const RunArgs& a) {
   std::optional<resultsdb::History> history;
   if (!a.db.empty()) history.emplace(a.db);
   runner::RunOptions options;
+  refuse_format_as_folder(a.out_dir);
   options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
   options.resume = a.resume;
   options.shard = runner::parse_shard(a.shard);
@@ -199,6 +214,10 @@ void register_run(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--prompt-source", args->prompt_source, "Prompts from the corpus or random token ids")
       ->check(CLI::IsMember({"corpus", "random"}));
+  cmd->add_option("--cache-type-k", args->cache_type_k, "K cache element types: f32, f16, bf16, q8_0 (also -ctk)")
+      ->delimiter(',');
+  cmd->add_option("--cache-type-v", args->cache_type_v, "V cache element types: f32, f16, bf16, q8_0 (also -ctv)")
+      ->delimiter(',');
   cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(CLI::PositiveNumber);
   cmd->add_option_function<size_t>(
       "--warmup-max", [args](size_t n) {

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "bench/pdbench/commands.h"
+#include "bench/pdbench/llama_flags.h"
 #include "bench/pdbench/stop_signals.h"
 #include "bench/runner/version.h"
 
@@ -40,7 +42,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = pdbench::cli::translate_llama_flags(argc, argv);
+    std::vector<char*> translated;
+    for (std::string& a : args) translated.push_back(a.data());
+    app.parse(static_cast<int>(translated.size()), translated.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const pdbench::cli::ExitStatus& e) {

@@ -46,9 +46,9 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("-c,--ctx-size", opts.generator.context,
                  "KV cache capacity in tokens (default: the model's context length, at most 4096)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 24));
-  cmd.add_option("--cache-type-k", opts.cache_type_k, "K cache element type: f32, f16, bf16, q8_0")
+  cmd.add_option("--cache-type-k", opts.cache_type_k, "K cache element type: f32, f16, bf16, q8_0 (also -ctk)")
       ->capture_default_str();
-  cmd.add_option("--cache-type-v", opts.cache_type_v, "V cache element type: f32, f16, bf16, q8_0")
+  cmd.add_option("--cache-type-v", opts.cache_type_v, "V cache element type: f32, f16, bf16, q8_0 (also -ctv)")
       ->capture_default_str();
   cmd.add_option("--kv-block", opts.generator.block_tokens, "KV cache block size in tokens")
       ->capture_default_str()

@@ -210,6 +210,29 @@ TEST(Cli, TooManyBeamsForTheCacheAreNamed) {
   EXPECT_EQ(fits.exit_code, 0) << fits.err;
 }
 
+// What llama-bench users type: -ctk/-ctv set the KV types (in run, as axes
+// that sweep), llama.cpp flags pdbench has no use for are refused by name
+// (CLI11 read "-ctk q8_0" as "-c tk"), and -o with a format name is not
+// taken for a results folder.
+TEST(Cli, LlamaCppFlagsWorkOrAreNamed) {
+  const std::string model = quote(test::model_path("stories260K.gguf"));
+  const CommandResult listed = pdbench("run -m " + model + " -p 16 -n 4 -ctk q8_0,f16 -ctv q8_0 --list");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const char* id : {"p16_n4_d0_t0_kq8_0_vq8_0_greedy", "p16_n4_d0_t0_kf16_vq8_0_greedy"})
+    EXPECT_NE(listed.out.find(id), std::string::npos) << listed.out;
+  const CommandResult generated = pdbench("generate -m " + model + " -p 'Once' -n 4 -ctk q8_0 -ctv f16");
+  EXPECT_EQ(generated.exit_code, 0) << generated.err;
+  for (const std::string flag : {"-fa 1", "-ngl 99", "-pg 64,8"}) {
+    const CommandResult r = pdbench("generate -m " + model + " -p 'Once' -n 4 " + flag);
+    EXPECT_NE(r.exit_code, 0) << flag;
+    EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) + " is llama.cpp's flag"), std::string::npos) << r.err;
+  }
+  const CommandResult md = pdbench("run -m " + model + " -p 16 -n 4 -o md");
+  EXPECT_NE(md.exit_code, 0);
+  EXPECT_NE(md.err.find("-o names the results folder"), std::string::npos) << md.err;
+  EXPECT_FALSE(std::filesystem::exists("md"));
+}
+
 TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   const std::string dir = test::temp_dir("cli-misleading");
   const std::string stories = test::model_path("stories260K.gguf");
