@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/pdbench/commands.h"
+#include "bench/pdbench/options.h"
 #include "bench/pdbench/stop_signals.h"
 #include "bench/resultsdb/history.h"
 #include "bench/runner/models.h"
@@ -202,14 +203,14 @@ void register_run(CLI::App& app) {
   cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer file (overrides the scenario's)")->check(CLI::ExistingFile);
   cmd->add_option("-p,--prompt-tokens", args->prompt_tokens, "Prompt lengths in tokens, e.g. 128,512")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(counting_number());
   cmd->add_option("-n,--output-tokens", args->output_tokens, "Generated tokens per request")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(counting_number());
   cmd->add_option("-d,--depth", args->depth, "Context depth: tokens already in the cache before the prompt")
       ->delimiter(',');
   cmd->add_option("-t,--threads", args->threads, "Thread counts (0: all cores)")->delimiter(',');
-  cmd->add_option("-b,--batch", args->batch, "Batch sizes: that many copies of the request, continuously batched (depth 0 only)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("-b,--batch", args->batch, "Batch sizes: that many copies of the request, continuously batched (depth 0 only)")->delimiter(',')->check(counting_number());
   cmd->add_option("--sampling", args->sampling, "Sampling strategies: greedy, default, or a scenario's [sampling.NAME]")
       ->delimiter(',');
   cmd->add_option("--prompt-source", args->prompt_source, "Prompts from the corpus or random token ids")
@@ -218,7 +219,7 @@ void register_run(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--cache-type-v", args->cache_type_v, "V cache element types: f32, f16, bf16, q8_0 (also -ctv)")
       ->delimiter(',');
-  cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(CLI::PositiveNumber);
+  cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(counting_number());
   cmd->add_option_function<size_t>(
       "--warmup-max", [args](size_t n) {
         args->warmup_max = n;

@@ -24,6 +24,20 @@ CLI::Validator whole_number_u64() {
       "UINT64");
 }
 
+CLI::Validator counting_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (!text.empty() && ec == std::errc{} && end == text.data() + text.size() && v >= 1) return "";
+        const bool range = text.find_first_of("-*+") != std::string::npos && !text.empty() && text[0] != '-';
+        return "expected a whole number of at least 1, got '" + text + "'" +
+               (range ? " (llama-bench's first-last+step ranges are not read: list the values, e.g. 128,256,512)"
+                      : "");
+      },
+      "N>=1");
+}
+
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("-m,--model", opts.model, "Model file: GGUF (v3) or llama2.c checkpoint (.bin)")
       ->required()

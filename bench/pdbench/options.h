@@ -23,6 +23,10 @@ GeneratorOptions generator_options(const ModelOptions& opts);
 // Checks an option's text is a decimal uint64 before CLI11 converts it, which
 // would wrap "-1" and saturate "18446744073709551616".
 CLI::Validator whole_number_u64();
+// A whole number of at least 1, with a message a person can read (CLI11's
+// PositiveNumber prints its range to 300 digits) that names llama-bench's
+// range syntax when it sees it.
+CLI::Validator counting_number();
 
 // -m, --tokenizer, -t and --forward: the model and how it runs.
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts);

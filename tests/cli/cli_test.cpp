@@ -227,6 +227,12 @@ TEST(Cli, LlamaCppFlagsWorkOrAreNamed) {
     EXPECT_NE(r.exit_code, 0) << flag;
     EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) + " is llama.cpp's flag"), std::string::npos) << r.err;
   }
+  for (const std::string value : {"0", "128-1024*2", "16,0"}) {
+    const CommandResult r = pdbench("run -m " + model + " -p " + value + " -n 4 --list");
+    EXPECT_NE(r.exit_code, 0) << value;
+    EXPECT_NE(r.err.find("expected a whole number of at least 1"), std::string::npos) << r.err;
+    EXPECT_LT(r.err.size(), 300u) << "CLI11's range message printed DBL_MAX to 300 digits";
+  }
   const CommandResult md = pdbench("run -m " + model + " -p 16 -n 4 -o md");
   EXPECT_NE(md.exit_code, 0);
   EXPECT_NE(md.err.find("-o names the results folder"), std::string::npos) << md.err;
