@@ -11,12 +11,12 @@
 //
 // BM_batch_decode_attention/<model>/<type>/batch:B/depth:D/threads:T: one
 // batched decode step's attention in one layer, B sequences' queries at
-// depth D through paged_attention_prefill (a chunk of one query each), as
+// depth D through paged_attention_chunks (a chunk of one query each), as
 // FastForward runs a batch.
 //
 // BM_prefill_attention/<model>/<type>/<variant>/prompt:P/threads:T: the
 // attention of a P-token prompt in one layer whose K/V were just written.
-// Variant tiled: paged_attention_prefill; per_token: paged_attention_decode
+// Variant tiled: paged_attention_chunks; per_token: paged_attention_decode
 // for each query on OpenMP threads, what prefill ran before the tiled kernel.
 //
 // Counters: bytes/s of the K/V attended as stored (each position's once:
@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "engine/attention/decode_attention.h"
-#include "engine/attention/prefill_attention.h"
+#include "engine/attention/chunk_attention.h"
 
 namespace pdbench {
 namespace {
@@ -148,7 +148,7 @@ void BM_batch_decode_attention(benchmark::State& state, const ModelShape& model,
   for (size_t i = 0; i < batch; ++i) chunks.push_back({f.seqs[i], depth - 1, 1, &q[i * width], &out[i * width]});
   size_t layer = 0;
   for (auto _ : state) {
-    paged_attention_prefill(chunks, width, width, f.cache, layer, shape);
+    paged_attention_chunks(chunks, width, width, f.cache, layer, shape);
     benchmark::DoNotOptimize(out.data());
     layer = (layer + 1) % model.n_layers;
   }
@@ -170,7 +170,7 @@ void BM_prefill_attention(benchmark::State& state, const ModelShape& model, KvTy
   const QueryChunk chunk{f.seqs[0], 0, prompt, q.data(), out.data()};
   for (auto _ : state) {
     if (variant == Prefill::Tiled) {
-      paged_attention_prefill(std::span(&chunk, 1), width, width, f.cache, 0, shape);
+      paged_attention_chunks(std::span(&chunk, 1), width, width, f.cache, 0, shape);
     } else {
 #pragma omp parallel
       {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/attention/attention_shape.h"
-#include "engine/attention/prefill_attention.h"
+#include "engine/attention/chunk_attention.h"
 #include "engine/kernels/activation.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/available_memory.h"
@@ -324,7 +324,7 @@ void FastForward::Pass::attend(size_t layer) {
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   if (n_ > 1) {
     const std::vector<QueryChunk> queries = query_chunks(slots_, f_.qkv_.data(), qkv_width, f_.attn_.data(), c_.q_dim());
-    return team_.forking([&] { paged_attention_prefill(queries, qkv_width, c_.q_dim(), cache_, layer, shape); });
+    return team_.forking([&] { paged_attention_chunks(queries, qkv_width, c_.q_dim(), cache_, layer, shape); });
   }
   const TokenSlot slot = slots_[0];
   team_.all([&](int thread, int n_threads) {

@@ -1,4 +1,4 @@
-#include "engine/attention/prefill_attention.h"
+#include "engine/attention/chunk_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -176,7 +176,7 @@ class TiledPrefill {
 
 }  // namespace
 
-void paged_attention_prefill(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
+void paged_attention_chunks(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                              const PagedKvCache& cache, size_t layer,
                              const ref::AttentionShape& shape, Isa isa) {
   for (const QueryChunk& chunk : chunks) {

@@ -12,7 +12,7 @@
 
 #include "engine/attention/decode_attention.h"
 #include "engine/attention/paged_attention.h"
-#include "engine/attention/prefill_attention.h"
+#include "engine/attention/chunk_attention.h"
 #include "engine/util/error.h"
 #include "tests/attention/kv_test_util.h"
 
@@ -101,7 +101,7 @@ TEST(PrefillAttention, MatchesThePerPositionReference) {
           for (Isa isa : test::attention_isas()) {
             std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
             chunk.seq = s->ids[0];
-            paged_attention_prefill(std::span(&chunk, 1), width, width, s->cache, kLayer, shape,
+            paged_attention_chunks(std::span(&chunk, 1), width, width, s->cache, kLayer, shape,
                                     isa);
             expect_near(chunk, width, expected,
                         name(shape, type) + " block " +
@@ -134,7 +134,7 @@ TEST(PrefillAttention, ChunksOfSeveralSequencesInOneCall) {
         chunks[c].q = &q[row * q_stride];
         chunks[c].out = &out[row * out_stride];
       }
-      paged_attention_prefill(chunks, q_stride, out_stride, s.cache, kLayer, shape, isa);
+      paged_attention_chunks(chunks, q_stride, out_stride, s.cache, kLayer, shape, isa);
       const std::string what =
           std::string(kv_type_name(type)) + " " + std::string(isa_name(isa));
       for (size_t c = 0; c < 2; ++c)
@@ -159,7 +159,7 @@ TEST(PrefillAttention, BadChunksAreErrors) {
   std::vector<float> q(21 * width), out(q.size());
   const auto run = [&](size_t first_pos, size_t n_queries, const ref::AttentionShape& sh) {
     const QueryChunk chunk{s.ids[0], first_pos, n_queries, q.data(), out.data()};
-    paged_attention_prefill(std::span(&chunk, 1), width, width, s.cache, kLayer, sh);
+    paged_attention_chunks(std::span(&chunk, 1), width, width, s.cache, kLayer, sh);
   };
   EXPECT_THROW(run(0, 0, shape), Error);                           // no queries
   EXPECT_THROW(run(10, 11, shape), Error);                         // past the sequence

@@ -1,6 +1,7 @@
 #pragma once
-// Causal attention of prompt chunks over the paged cache, for a forward pass
-// with more than one token in flight, tiled: a query tile is every query
+// Causal attention of chunks of consecutive query positions over the paged
+// cache, for a forward pass with more than one token in flight (prompts,
+// a batch of decode steps, or both), tiled: a query tile is every query
 // head of one KV head's GQA group at up to 16 consecutive positions (48 rows
 // for SmolLM2-135M, 64 for Llama-3.2-1B), and it walks the sequence's K/V
 // 16 positions at a time. Each K/V tile is read from the cache (any KvType;
@@ -10,7 +11,7 @@
 // per position instead.
 //
 //   std::vector<QueryChunk> chunks{{seq, first_pos, n, q, out}};
-//   paged_attention_prefill(chunks, q_stride, out_stride, cache, layer, shape);
+//   paged_attention_chunks(chunks, q_stride, out_stride, cache, layer, shape);
 //
 // OpenMP threads share (chunk, KV head, query tile) items, the longest
 // first. A chunk of one query (a decode step batched with prompts) runs the
@@ -43,7 +44,7 @@ struct QueryChunk {
 // For each chunk and each of its queries t: out row t = the attention of q
 // row t over positions [0, first_pos + t] of the chunk's sequence. q rows are
 // q_stride floats apart, out rows out_stride. Only reads the cache.
-void paged_attention_prefill(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
+void paged_attention_chunks(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                              const PagedKvCache& cache, size_t layer,
                              const ref::AttentionShape& shape,
                              Isa isa = selected_isa());
