@@ -50,11 +50,9 @@ struct F16 {
 };
 // bf16 is the top half of an f32: widen and shift left by 16, exact, so x
 // stays f32 and bf16 has the f32 error bound. The alternative, vdpbf16ps on
-// x rounded to bf16 once per matmul (adding up to 2^-9 sum|w||x| of error),
-// measured faster without software prefetch (8192 x 2048, 1 / 2 threads:
-// 9.5 / 19.0 GB/s against 8.3 / 16.0 here); with the prefetch this reaches
-// 9.4 / 17.5, and vdpbf16ps with prefetch is not yet measured on a quiet
-// machine: redo that comparison before switching.
+// x rounded to bf16 once per matmul, would add up to 2^-9 sum|w||x| of
+// error; it is worth it only if it streams faster than this, which has not
+// been measured with both prefetching (BM_gemv/bf16).
 struct BF16 {
   static constexpr size_t kBytes = 2;
   static __m512 widen(__m256i h) {
@@ -105,10 +103,7 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* acti
 // (GroupedActivation). Then one convert and one multiply-add by the 16
 // combined scales per activation and group. So a batch of M costs M
 // vpdpbusd per 64 quantized weights and nothing else per token, and one
-// token is as cheap to compute as a byte is to read: the split-scales
-// kernels this replaced cost a convert, a permute and an FMA per pair of
-// blocks and activation (and Q8_0 a sign fix), and reached 19-24 GB/s for
-// one token where these reach 22-28.
+// token is as cheap to compute as a byte is to read.
 //
 // Q8_0: a chunk is 64 weights, 4 of each block; w + 128 (a flip of the sign
 // bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
