@@ -11,6 +11,7 @@
 
 #include "bench/pdbench/commands.h"
 #include "bench/pdbench/options.h"
+#include "bench/pdbench/results_table.h"
 #include "bench/pdbench/stop_signals.h"
 #include "bench/resultsdb/history.h"
 #include "bench/runner/models.h"
@@ -33,6 +34,7 @@ struct RunArgs {
   bool warmup_set = false;
   std::string prompt_source;
   std::string out_dir;
+  std::string format = "md";
   std::string shard = "1/1";
   bool resume = false;
   bool list_only = false;
@@ -81,15 +83,6 @@ std::string describe(const RunArgs& a) {
   if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
   if (a.decode_delay_us > 0) add("--test-decode-delay-us", std::to_string(a.decode_delay_us));
   return out;
-}
-
-void print_table(const runner::Table& summary) {
-  std::fprintf(stderr, "%-36s %14s %16s %16s\n", "case", "TTFT med ms", "prefill tok/s", "decode tok/s");
-  for (const auto& row : summary.rows) {
-    const auto number = [&](const char* column) { return std::atof(row[summary.column(column)].c_str()); };
-    std::fprintf(stderr, "%-36s %14.3f %16.1f %16.1f\n", row[summary.column("case_id")].c_str(),
-                 number("ttft_median_ms"), number("prefill_median_tok_s"), number("decode_median_tok_s"));
-  }
 }
 
 // --list: what a run would do, without loading or generating any model.
@@ -182,7 +175,7 @@ void run(const RunArgs& a) {
   std::fprintf(stderr, "%zu cases, %zu runs measured%s; results in %s%s\n", report.cases, report.runs,
                report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
                options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
-  print_table(report.summary);
+  print_results(report.summary, a.format, stdout);
   if (history)
     std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(history->append(options.out_dir)),
                  a.db.c_str());
@@ -227,6 +220,9 @@ void register_run(CLI::App& app) {
       },
       "Most warm-up runs per case (stops earlier once stable)");
   cmd->add_option("-o,--output", args->out_dir, "Results folder (default: results/<scenario name>)");
+  cmd->add_option("--format", args->format, "The results table on stdout at the end (progress goes to stderr)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(results_formats()));
   cmd->add_flag("--list", args->list_only, "Check the scenario and print its models and cases; run nothing");
   cmd->add_flag("--resume", args->resume, "Continue the run in the results folder, skipping finished runs");
   cmd->add_option("--shard", args->shard, "Run only every n-th case, starting at the k-th: k/n");

@@ -239,6 +239,27 @@ TEST(Cli, LlamaCppFlagsWorkOrAreNamed) {
   EXPECT_FALSE(std::filesystem::exists("md"));
 }
 
+// The results table goes to stdout, as llama-bench's -o md|csv|json|jsonl,
+// and nothing else does: `pdbench run ... > out.md` holds the table alone.
+TEST(Cli, RunPrintsItsResultsTableOnStdout) {
+  const std::string dir = test::temp_dir("cli-format");
+  const std::string args = "run -m " + quote(test::model_path("stories260K.gguf")) + " -p 16 -n 4 -t 1 -r 2 -o ";
+  const CommandResult md = pdbench(args + quote(dir + "/md"));
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("| case | prompt | output |", 0), 0u) << md.out;
+  EXPECT_NE(md.out.find("| p16_n4_d0_t1_greedy | 16 | 4 |"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find("rep "), std::string::npos) << "progress belongs on stderr";
+  const CommandResult json = pdbench(args + quote(dir + "/json") + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto rows = nlohmann::json::parse(json.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["case_id"], "p16_n4_d0_t1_greedy");
+  for (const char* key : {"ttft_median_ms", "ttft_cv_pct", "tpot_median_ms", "e2e_median_ms", "decode_median_tok_s"})
+    EXPECT_TRUE(rows[0][key].is_number()) << key;
+  const CommandResult jsonl = pdbench(args + quote(dir + "/jsonl") + " --format jsonl");
+  EXPECT_EQ(nlohmann::json::parse(jsonl.out)["samples"], 2);
+}
+
 TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   const std::string dir = test::temp_dir("cli-misleading");
   const std::string stories = test::model_path("stories260K.gguf");
