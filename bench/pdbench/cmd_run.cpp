@@ -194,16 +194,12 @@ void register_run(CLI::App& app) {
   cmd->add_option("scenario", args->scenario_file, "Scenario TOML file")->check(CLI::ExistingFile);
   cmd->add_option("-m,--model", args->model, "Model file (overrides the scenario's)")->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer file (overrides the scenario's)")->check(CLI::ExistingFile);
-  cmd->add_option("-p,--prompt-tokens", args->prompt_tokens, "Prompt lengths in tokens, e.g. 128,512")
-      ->delimiter(',')
-      ->check(counting_number());
-  cmd->add_option("-n,--output-tokens", args->output_tokens, "Generated tokens per request")
-      ->delimiter(',')
-      ->check(counting_number());
-  cmd->add_option("-d,--depth", args->depth, "Context depth: tokens already in the cache before the prompt")
-      ->delimiter(',');
-  cmd->add_option("-t,--threads", args->threads, "Thread counts (0: all cores)")->delimiter(',');
-  cmd->add_option("-b,--batch", args->batch, "Batch sizes: that many copies of the request, continuously batched (depth 0 only)")->delimiter(',')->check(counting_number());
+  add_number_list(*cmd, "-p,--prompt-tokens", args->prompt_tokens, 1, "Prompt lengths in tokens");
+  add_number_list(*cmd, "-n,--output-tokens", args->output_tokens, 1, "Generated tokens per request");
+  add_number_list(*cmd, "-d,--depth", args->depth, 0, "Context depth: tokens already in the cache before the prompt");
+  add_number_list(*cmd, "-t,--threads", args->threads, 0, "Thread counts (0: all cores)");
+  add_number_list(*cmd, "-b,--batch", args->batch, 1,
+                  "Batch sizes: that many copies of the request, continuously batched (depth 0 only)");
   cmd->add_option("--sampling", args->sampling, "Sampling strategies: greedy, default, or a scenario's [sampling.NAME]")
       ->delimiter(',');
   cmd->add_option("--prompt-source", args->prompt_source, "Prompts from the corpus or random token ids")

@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <charconv>
+#include <optional>
+#include <string_view>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -30,12 +32,69 @@ CLI::Validator counting_number() {
         uint64_t v = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (!text.empty() && ec == std::errc{} && end == text.data() + text.size() && v >= 1) return "";
-        const bool range = text.find_first_of("-*+") != std::string::npos && !text.empty() && text[0] != '-';
-        return "expected a whole number of at least 1, got '" + text + "'" +
-               (range ? " (llama-bench's first-last+step ranges are not read: list the values, e.g. 128,256,512)"
-                      : "");
+        return "expected a whole number of at least 1, got '" + text + "'";
       },
       "N>=1");
+}
+
+namespace {
+
+// The whole number at the front of `text`, advancing past it.
+std::optional<uint64_t> leading_number(std::string_view& text) {
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{}) return std::nullopt;
+  text.remove_prefix(static_cast<size_t>(end - text.data()));
+  return v;
+}
+
+// One value of a list: N, or llama-bench's FIRST-LAST, FIRST-LAST+STEP,
+// FIRST-LAST*MULT (every value from FIRST up to LAST), appended to out.
+void expand_value(std::string_view item, const std::string& flag, uint64_t min, std::vector<size_t>& out) {
+  constexpr size_t kMostValues = 4096;
+  const std::string what = flag + ": '" + std::string(item) + "'";
+  std::string_view rest = item;
+  const std::optional<uint64_t> first = leading_number(rest);
+  if (!first) throw Error(what + ": expected a whole number or a range FIRST-LAST[+STEP|*MULT]");
+  uint64_t last = *first, step = 1;
+  char op = '+';
+  if (!rest.empty() && rest[0] == '-') {
+    rest.remove_prefix(1);
+    const std::optional<uint64_t> end = leading_number(rest);
+    if (!end) throw Error(what + ": a range needs its last value, as in 128-1024");
+    last = *end;
+    if (!rest.empty() && (rest[0] == '+' || rest[0] == '*')) {
+      op = rest[0];
+      rest.remove_prefix(1);
+      const std::optional<uint64_t> by = leading_number(rest);
+      if (!by || *by < (op == '*' ? 2 : 1)) throw Error(what + ": the step must be at least 1, the factor at least 2");
+      step = *by;
+    }
+  }
+  if (!rest.empty()) throw Error(what + ": expected a whole number or a range FIRST-LAST[+STEP|*MULT]");
+  if (*first < min) throw Error(what + ": values start at " + std::to_string(min));
+  if (last < *first) throw Error(what + ": the range ends below its start");
+  if (op == '*' && *first == 0) throw Error(what + ": a range that multiplies cannot start at 0");
+  for (uint64_t v = *first; v <= last; v = op == '*' ? v * step : v + step) {
+    if (out.size() == kMostValues) throw Error(flag + ": more than " + std::to_string(kMostValues) + " values");
+    out.push_back(static_cast<size_t>(v));
+    if (last - v < (op == '*' ? v * (step - 1) : step)) break;  // the next value passes LAST (or overflows)
+  }
+}
+
+}  // namespace
+
+void add_number_list(CLI::App& cmd, const std::string& names, std::vector<size_t>& values, uint64_t min,
+                     const std::string& help) {
+  const std::string flag = names.substr(names.rfind(',') + 1);
+  cmd.add_option_function<std::vector<std::string>>(
+         names,
+         [&values, flag, min](const std::vector<std::string>& items) {
+           values.clear();
+           for (const std::string& item : items) expand_value(item, flag, min, values);
+         },
+         help + " (a list: 128,512, or llama-bench's ranges: 128-1024*2, 64-256+64)")
+      ->delimiter(',');
 }
 
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts) {

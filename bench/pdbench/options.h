@@ -24,9 +24,14 @@ GeneratorOptions generator_options(const ModelOptions& opts);
 // would wrap "-1" and saturate "18446744073709551616".
 CLI::Validator whole_number_u64();
 // A whole number of at least 1, with a message a person can read (CLI11's
-// PositiveNumber prints its range to 300 digits) that names llama-bench's
-// range syntax when it sees it.
+// PositiveNumber prints its range to 300 digits).
 CLI::Validator counting_number();
+
+// A comma-separated option of whole numbers of at least `min` into values,
+// each item a number or llama-bench's range FIRST-LAST[+STEP|*MULT]
+// (128-1024*2 is 128,256,512,1024); a bad item is an Error naming the flag.
+void add_number_list(CLI::App& cmd, const std::string& names, std::vector<size_t>& values, uint64_t min,
+                     const std::string& help);
 
 // -m, --tokenizer, -t and --forward: the model and how it runs.
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts);
