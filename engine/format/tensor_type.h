@@ -1,11 +1,13 @@
 #pragma once
-// Weight element types, numbered as GGUF (ggml) numbers them, and the block
-// layouts of the quantized ones.
+// Weight element types, numbered as GGUF (ggml) numbers them; the block
+// layouts of the quantized ones are quant_blocks.h.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "engine/format/quant_blocks.h"
 
 namespace pdbench {
 
@@ -16,21 +18,6 @@ enum class TensorType : uint32_t {
   Q8_0 = 8,
   BF16 = 30,
 };
-
-// Q8_0: 32 weights share one f16 scale; w = d * q.
-struct BlockQ8_0 {
-  uint16_t d;  // f16 scale
-  int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block is 2 + 32 bytes, unpadded");
-
-// Q4_0: 32 weights share one f16 scale; w = d * (q - 8). Byte j holds weight j
-// in its low nibble and weight j + 16 in its high nibble.
-struct BlockQ4_0 {
-  uint16_t d;  // f16 scale
-  uint8_t qs[16];
-};
-static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block is 2 + 16 bytes, unpadded");
 
 struct TensorTypeTraits {
   std::string_view name;
