@@ -15,7 +15,17 @@ enum class TensorType : uint32_t {
   F32 = 0,
   F16 = 1,
   Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
   Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  IQ4_NL = 20,
+  IQ4_XS = 23,
   BF16 = 30,
 };
 
@@ -32,7 +42,7 @@ const TensorTypeTraits& traits(TensorType type);
 // Name of any ggml type number, supported or not ("q4_K", "type 99"), for errors.
 std::string ggml_type_name(uint32_t type);
 
-// "f32, f16, q4_0, q8_0, bf16": the supported types, for error messages.
+// "f32, f16, q4_0, ...": the supported types, for error messages.
 std::string supported_tensor_type_names();
 
 // Bytes of one row of n elements; n must be a multiple of the block size.
