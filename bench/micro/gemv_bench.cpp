@@ -194,6 +194,8 @@ const bool registered = [] {
     const RowLayout layout = gemv_layout(type);
     const std::string format = std::string(traits(type).name) + (layout == RowLayout::Blocks ? "" : "_grouped");
     for (const Shape& shape : kShapes) {
+      // SmolLM2's 576 columns are no whole number of 256-weight super-blocks.
+      if (static_cast<size_t>(shape.cols) % traits(type).block_size != 0) continue;
       const std::string name = "BM_gemv/" + format + "/" + shape.name;
       auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_gemv, type, layout, shape);
       b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(1);

@@ -10,11 +10,21 @@ struct Row {
   uint32_t id;
   TensorTypeTraits traits;
 };
-constexpr std::array<Row, 5> kSupported{{
+constexpr std::array<Row, 15> kSupported{{
     {0, {"f32", 1, 4}},
     {1, {"f16", 1, 2}},
-    {2, {"q4_0", 32, sizeof(BlockQ4_0)}},
-    {8, {"q8_0", 32, sizeof(BlockQ8_0)}},
+    {2, {"q4_0", BlockQ4_0::kElements, sizeof(BlockQ4_0)}},
+    {3, {"q4_1", BlockQ4_1::kElements, sizeof(BlockQ4_1)}},
+    {6, {"q5_0", BlockQ5_0::kElements, sizeof(BlockQ5_0)}},
+    {7, {"q5_1", BlockQ5_1::kElements, sizeof(BlockQ5_1)}},
+    {8, {"q8_0", BlockQ8_0::kElements, sizeof(BlockQ8_0)}},
+    {10, {"q2_K", BlockQ2_K::kElements, sizeof(BlockQ2_K)}},
+    {11, {"q3_K", BlockQ3_K::kElements, sizeof(BlockQ3_K)}},
+    {12, {"q4_K", BlockQ4_K::kElements, sizeof(BlockQ4_K)}},
+    {13, {"q5_K", BlockQ5_K::kElements, sizeof(BlockQ5_K)}},
+    {14, {"q6_K", BlockQ6_K::kElements, sizeof(BlockQ6_K)}},
+    {20, {"iq4_nl", BlockIQ4_NL::kElements, sizeof(BlockIQ4_NL)}},
+    {23, {"iq4_xs", BlockIQ4_XS::kElements, sizeof(BlockIQ4_XS)}},
     {30, {"bf16", 1, 2}},
 }};
 

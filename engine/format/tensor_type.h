@@ -1,11 +1,13 @@
 #pragma once
-// Weight element types, numbered as GGUF (ggml) numbers them, and the block
-// layouts of the quantized ones.
+// Weight element types, numbered as GGUF (ggml) numbers them; the block
+// layouts of the quantized ones are quant_blocks.h.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "engine/format/quant_blocks.h"
 
 namespace pdbench {
 
@@ -13,24 +15,19 @@ enum class TensorType : uint32_t {
   F32 = 0,
   F16 = 1,
   Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
   Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  IQ4_NL = 20,
+  IQ4_XS = 23,
   BF16 = 30,
 };
-
-// Q8_0: 32 weights share one f16 scale; w = d * q.
-struct BlockQ8_0 {
-  uint16_t d;  // f16 scale
-  int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block is 2 + 32 bytes, unpadded");
-
-// Q4_0: 32 weights share one f16 scale; w = d * (q - 8). Byte j holds weight j
-// in its low nibble and weight j + 16 in its high nibble.
-struct BlockQ4_0 {
-  uint16_t d;  // f16 scale
-  uint8_t qs[16];
-};
-static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block is 2 + 16 bytes, unpadded");
 
 struct TensorTypeTraits {
   std::string_view name;
@@ -45,7 +42,7 @@ const TensorTypeTraits& traits(TensorType type);
 // Name of any ggml type number, supported or not ("q4_K", "type 99"), for errors.
 std::string ggml_type_name(uint32_t type);
 
-// "f32, f16, q4_0, q8_0, bf16": the supported types, for error messages.
+// "f32, f16, q4_0, ...": the supported types, for error messages.
 std::string supported_tensor_type_names();
 
 // Bytes of one row of n elements; n must be a multiple of the block size.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/kernels/dequantize.h"
 #include "engine/kernels/gemv_isa.h"
 #include "engine/util/half.h"
 
@@ -34,6 +35,25 @@ void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const void
 }
 
 float identity(float v) { return v; }
+
+// A block at a time dequantized by the format's reference, then the f32
+// dot product in column order: ref::matmul's sum, bit for bit. For the
+// formats without integer kernels yet (their activation is F32).
+template <typename Block>
+void gemv_dequantized(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
+                      size_t n_rows) {
+  const auto* x = static_cast<const float*>(activation);
+  float values[Block::kElements];
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    float sum = 0.0f;
+    for (size_t b = 0; b < cols / Block::kElements; ++b) {
+      ref::dequantize_block(load<Block>(row + b * sizeof(Block)), values);
+      for (size_t j = 0; j < Block::kElements; ++j) sum += values[j] * x[b * Block::kElements + j];
+    }
+    y[r] = sum;
+  }
+}
 
 int32_t dot_q8_0(const std::byte* quants, const BlockQ8Act& x) {
   int32_t dot = 0;
@@ -131,7 +151,17 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_elementwise<float, identity>, nullptr, 0},
     {TensorType::F16, gemv_elementwise<uint16_t, fp16_to_f32>, nullptr, 0},
     {TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>, gemv_grouped<BlockQ4_0, dot_q4_0>, 0},
+    {TensorType::Q4_1, gemv_dequantized<BlockQ4_1>, nullptr, 0},
+    {TensorType::Q5_0, gemv_dequantized<BlockQ5_0>, nullptr, 0},
+    {TensorType::Q5_1, gemv_dequantized<BlockQ5_1>, nullptr, 0},
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<BlockQ8_0, dot_q8_0>, 0},
+    {TensorType::Q2_K, gemv_dequantized<BlockQ2_K>, nullptr, 0},
+    {TensorType::Q3_K, gemv_dequantized<BlockQ3_K>, nullptr, 0},
+    {TensorType::Q4_K, gemv_dequantized<BlockQ4_K>, nullptr, 0},
+    {TensorType::Q5_K, gemv_dequantized<BlockQ5_K>, nullptr, 0},
+    {TensorType::Q6_K, gemv_dequantized<BlockQ6_K>, nullptr, 0},
+    {TensorType::IQ4_NL, gemv_dequantized<BlockIQ4_NL>, nullptr, 0},
+    {TensorType::IQ4_XS, gemv_dequantized<BlockIQ4_XS>, nullptr, 0},
     {TensorType::BF16, gemv_elementwise<uint16_t, bf16_to_f32>, nullptr, 0},
 };
 

@@ -62,10 +62,11 @@ struct WeightFormat {
   // read from the bits.
   std::optional<uint64_t> (*first_non_finite)(std::span<const std::byte> data);
   ActivationType activation;  // what its GEMV kernels take
-  // Its prefill's compute type when memory is short: Int8 for formats of
-  // 8 bits or fewer (integer dot products on the format's own blocks,
-  // gemm_rows), BF16 for the 16-bit floats, which run F32 while memory
-  // allows (float_gemm_precision), F32 for F32.
+  // Its prefill's compute type when memory is short: Int8 for the formats
+  // with integer dot products on their own blocks (Q8_0, Q4_0: gemm_rows),
+  // BF16 for the 16-bit floats, which run F32 while memory allows
+  // (float_gemm_precision), F32 for F32 and for the quantized formats
+  // without integer kernels yet (oneDNN on their dequantized values).
   GemmPrecision gemm;
 };
 

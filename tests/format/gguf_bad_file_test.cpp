@@ -200,9 +200,9 @@ TEST_F(GgufBadFile, OverlappingTensors) {
 TEST_F(GgufBadFile, UnsupportedTypeNamesTensorAndType) {
   auto g = small_raw_gguf();
   g.tensors[0].name = "blk.0.attn_q.weight";
-  g.tensors[0].type = 12;
-  EXPECT_TRUE(rejects(g, {"tensor blk.0.attn_q.weight: type q4_K is not supported (supported: f32, f16, q4_0, "
-                          "q8_0, bf16)"}));
+  g.tensors[0].type = 16;
+  EXPECT_TRUE(rejects(g, {"tensor blk.0.attn_q.weight: type iq2_xxs is not supported (supported: f32, f16, q4_0, "
+                          "q4_1, q5_0, q5_1, q8_0, q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs, bf16)"}));
   g.tensors[0].type = 99;
   EXPECT_TRUE(rejects(g, {"tensor blk.0.attn_q.weight: type type 99 is not supported"}));
 }

@@ -51,6 +51,13 @@ Weights random_weights(TensorType type, int64_t rows, int64_t cols, uint32_t see
 
 bool quantizes_activation(TensorType type) { return weight_format(type).activation != ActivationType::F32; }
 
+// cols rounded up to whole blocks of `type`: the widths below are for blocks
+// of 32, and the super-block formats take the next multiple of 256.
+int64_t whole_blocks(TensorType type, int64_t cols) {
+  const auto block = static_cast<int64_t>(traits(type).block_size);
+  return (cols + block - 1) / block * block;
+}
+
 // x as the kernels multiply it: x itself, or d q of its quantized blocks.
 std::vector<double> activation_values(const GemvActivation& act) {
   std::vector<double> x(act.cols);
@@ -91,7 +98,8 @@ double activation_error(const Weights& w, int64_t r, const float* x, const GemvA
 //
 // Both sum n products in f32 in different orders. Stored weights convert to
 // f32 exactly (f16, bf16, and d * q of Q8_0/Q4_0: an 11-bit scale times a
-// <= 8-bit integer), so only the sums round. A sum of n terms has error at
+// <= 8-bit integer), or, for the formats the kernels dequantize with the
+// reference (Q4_1 to IQ4_XS), to the same f32 values, so only the sums round. A sum of n terms has error at
 // most n u sum|w||x| (Higham, Accuracy and Stability, 3.1), but the roundings
 // behave like a random walk and stay near sqrt(n) u sum|w||x|; 4 sqrt(n) u
 // sum|w||x| for the two sums together is the bound for f32, f16 and bf16
@@ -139,10 +147,13 @@ class GemvTest : public ::testing::TestWithParam<std::tuple<Isa, TensorType>> {
   // tail of AVX2's block pairs); formats of single elements also take
   // widths off the 16- and 64-element steps.
   std::vector<int64_t> widths() const {
-    std::vector<int64_t> cols{32, 64, 576, 2048};
+    std::vector<int64_t> cols;
+    for (int64_t c : {32, 64, 576, 2048})
+      if (cols.empty() || cols.back() != whole_blocks(type(), c)) cols.push_back(whole_blocks(type(), c));
     if (traits(type()).block_size == 1) cols.insert(cols.end(), {1, 17, 100});
     return cols;
   }
+  int64_t width(int64_t cols) const { return whole_blocks(type(), cols); }
 };
 
 TEST_P(GemvTest, MatchesReferenceWithinBound) {
@@ -235,7 +246,8 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
     for (Isa isa : kAllIsas) {
       const TensorType type = format.type;
       SCOPED_TRACE(std::string(traits(type).name) + " " + std::string(isa_name(isa)));
-      const Weights w = random_weights(type, 3, 64, 1);
+      const int64_t cols = whole_blocks(type, 64);
+      const Weights w = random_weights(type, 3, cols, 1);
       const GemvMatrix m(w.view, isa);
       const bool regrouped = gemv_layout(type, isa) == RowLayout::GroupedQuants;
       EXPECT_EQ(m.view().layout, gemv_layout(type, isa));
@@ -246,7 +258,7 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
       // An ISA that regroups a format has no kernel for its file rows.
       if (!regrouped || !isa_supported(isa)) continue;
       GemvActivation act;
-      gemv_prepare(type, w.exact.data(), 64, act, isa);
+      gemv_prepare(type, w.exact.data(), static_cast<size_t>(cols), act, isa);
       std::vector<float> y(3);
       EXPECT_THROW(gemv_rows(w.view, act, y.data(), 0, 3, isa), Error);
     }
@@ -265,7 +277,7 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   constexpr int64_t kBegin = 2;
   constexpr size_t kTokens = 21;
   uint32_t seed = 21;
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, 576}, {150, 2080}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}}) {
     const size_t stride = static_cast<size_t>(rows) + 3;
     const Weights w = random_weights(type(), rows, cols, seed++);
     const GemvMatrix regrouped(w.view, isa());
@@ -292,11 +304,12 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
 }
 
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
-  const Weights w = random_weights(type(), 17, 64, 3);
+  const int64_t cols = width(64);
+  const Weights w = random_weights(type(), 17, cols, 3);
   const GemvMatrix m(w.view, isa());
-  const std::vector<float> x = test::random_normal(64, 4);
+  const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), 4);
   GemvActivation act;
-  gemv_prepare(type(), x.data(), 64, act, isa());
+  gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
   std::vector<float> all(17), part(17, -1.0f);
   gemv_rows(m.view(), act, all.data(), 0, 17, isa());
   gemv_rows(m.view(), act, part.data(), 5, 12, isa());
@@ -304,11 +317,12 @@ TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {
 }
 
 TEST_P(GemvTest, ThreadedConvenienceEqualsOneRange) {
-  const Weights w = random_weights(type(), 101, 576, 5);
+  const int64_t cols = width(576);
+  const Weights w = random_weights(type(), 101, cols, 5);
   const GemvMatrix m(w.view, isa());
-  const std::vector<float> x = test::random_normal(576, 6);
+  const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), 6);
   GemvActivation act;
-  gemv_prepare(type(), x.data(), 576, act, isa());
+  gemv_prepare(type(), x.data(), static_cast<size_t>(cols), act, isa());
   std::vector<float> one_range(101), threaded(101);
   gemv_rows(m.view(), act, one_range.data(), 0, 101, isa());
   gemv(m.view(), x.data(), threaded.data(), isa());

@@ -1,6 +1,7 @@
 // The reference kernels on hand-checked values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -134,27 +135,41 @@ TEST(ReferenceOps, RmsnormSoftmaxSwiglu) {
   EXPECT_NEAR(gate[1], 2.0 / (1.0 + std::exp(-2.0)) * 3.0, 1e-5);
 }
 
-// Round trip through each stored type stays within the format's error: half
-// an f16/bf16 ulp; for Q8_0 half a step d/2 plus 127 x the f16 rounding of d
-// (2^-11 d); for Q4_0 a whole step d, as the range -8..7 clips +max to 7d.
-// Every row of the format table; the switch makes a new one state its bound.
+// Round trip through each stored type stays within the format's error, in
+// units of amax, the largest |x| of the element's block (of 32, or the
+// super-block of 256): half an f16/bf16 ulp; for Q8_0 half a step d/2 plus
+// 127 x the f16 rounding of d (2^-11 d); for Q4_0 and Q5_0 a whole step d,
+// as the range -2^(b-1)..2^(b-1)-1 clips +max one step short; for Q4_1 and
+// Q5_1 half a step (max - min) / (2^b - 1) <= 2 amax / (2^b - 1) plus the
+// f16 roundings of d (times the top quant) and of m, 3 amax 2^-11; for the
+// K-quants, whose sub-block scales (and mins) are rounded against the
+// super-block's largest, a whole step of their range over [-amax, amax]:
+// 2 amax / nmax (Q2_K 3, Q4_K 15, Q5_K 31), and for the symmetric ones a
+// whole step amax / 2^(b-1) plus 2^(b-1) times half their scale's step
+// (Q3_K: 4 x amax / 4 / 64, Q6_K: 32 x amax / 32 / 256); for the IQ4 grid,
+// whose widest gap is 24 and clipped end 127 - 113 = 14 units of d ~ amax /
+// 113, 14 d, and for IQ4_XS half its 6-bit sub-block scale's step (d / 64
+// of 127) more. Every row of the format table; the switch makes a new one
+// state its bound.
 TEST(Quantize, RoundTripWithinTheFormatsError) {
   std::mt19937 gen(3);
   std::normal_distribution<float> normal(0.0f, 0.02f);
-  std::vector<float> x(256);
+  std::vector<float> x(512);
   for (auto& v : x) v = normal(gen);
   x[5] = 0.0f;
+  std::fill_n(x.begin() + 256 + 64, 32, 0.0f);  // an all-zero sub-block
   for (const WeightFormat& format : weight_formats()) {
     const TensorType type = format.type;
     std::vector<std::byte> stored(row_bytes(type, x.size()));
     quantize_row(type, x.data(), stored.data(), x.size());
     std::vector<float> back(x.size());
     dequantize_row(type, stored.data(), back.data(), x.size());
-    for (size_t b = 0; b < x.size() / 32; ++b) {
+    const size_t block = traits(type).block_size;
+    for (size_t b = 0; b < x.size() / block; ++b) {
       float amax = 0;
-      for (size_t j = 0; j < 32; ++j) amax = std::max(amax, std::abs(x[b * 32 + j]));
-      for (size_t j = 0; j < 32; ++j) {
-        const size_t i = b * 32 + j;
+      for (size_t j = 0; j < block; ++j) amax = std::max(amax, std::abs(x[b * block + j]));
+      for (size_t j = 0; j < block; ++j) {
+        const size_t i = b * block + j;
         float bound = 0;
         switch (type) {
           case TensorType::F32: bound = 0; break;
@@ -162,6 +177,16 @@ TEST(Quantize, RoundTripWithinTheFormatsError) {
           case TensorType::BF16: bound = std::abs(x[i]) / 256; break;
           case TensorType::Q8_0: bound = amax / 127 * (0.5f + 127.0f / 2048); break;
           case TensorType::Q4_0: bound = amax / 8 * (1.0f + 8.0f / 2048); break;
+          case TensorType::Q5_0: bound = amax / 16 * (1.0f + 16.0f / 2048); break;
+          case TensorType::Q4_1: bound = amax / 15 + 3 * amax / 2048; break;
+          case TensorType::Q5_1: bound = amax / 31 + 3 * amax / 2048; break;
+          case TensorType::Q2_K: bound = 2 * amax / 3; break;
+          case TensorType::Q4_K: bound = 2 * amax / 15; break;
+          case TensorType::Q5_K: bound = 2 * amax / 31; break;
+          case TensorType::Q3_K: bound = amax / 4 + amax / 64; break;
+          case TensorType::Q6_K: bound = amax / 32 + amax / 256; break;
+          case TensorType::IQ4_NL: bound = amax * 14 / 113; break;
+          case TensorType::IQ4_XS: bound = amax * 14 / 113 + amax / 64; break;
         }
         EXPECT_LE(std::abs(back[i] - x[i]), bound) << traits(type).name << " element " << i;
       }

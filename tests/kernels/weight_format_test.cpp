@@ -40,22 +40,37 @@ TEST(WeightFormat, TraitsAgree) {
     EXPECT_EQ(stored.block_size % activation.block_size, 0u);
     EXPECT_EQ(kCols % stored.block_size, 0u);
     EXPECT_GT(stored.block_bytes, 0u);
-    // Quantized weights have integer quants for s8 GEMMs and integer dot
-    // products; floats are multiplied as floats.
+    // Floats are multiplied as floats. A quantized format's dot products
+    // take quantized activations where it has integer kernels, and then its
+    // prefill is integer too; the formats without them yet (Q4_1 to IQ4_XS)
+    // take x itself and prefill on an f32 copy.
     const bool quantized = stored.block_size > 1;
-    EXPECT_EQ(format.gemm == GemmPrecision::Int8, quantized);
-    EXPECT_EQ(format.activation != ActivationType::F32, quantized);
+    EXPECT_TRUE(quantized || format.activation == ActivationType::F32);
+    EXPECT_EQ(format.gemm == GemmPrecision::Int8, format.activation != ActivationType::F32);
     // The scalar GEMV, every SIMD kernel's reference, reads the file's rows.
     EXPECT_EQ(gemv_layout(format.type, Isa::Scalar), RowLayout::Blocks);
   }
 }
 
+// The quantizers that search for their scales (the K-quants and IQ4, as
+// ggml's do) may settle on other scales, fitting as well, for values
+// already on a grid; they are held to llama-quantize's bytes instead
+// (llama_quantize_fixture_test.cpp).
+bool searches_its_scales(TensorType type) {
+  static const std::set<TensorType> kSearching{TensorType::Q2_K, TensorType::Q3_K,   TensorType::Q4_K,
+                                               TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_NL,
+                                               TensorType::IQ4_XS};
+  return kSearching.contains(type);
+}
+
 // Stored values are fixed points of the round trip: quantizing what a row
-// dequantizes to gives the row back, bit for bit. (How close the first
-// round trip comes is each format's own bound: reference_kernels_test.)
+// dequantizes to gives the row back, bit for bit, for every format whose
+// scale follows from the block's values alone. (How close the first round
+// trip comes is each format's own bound: reference_kernels_test.)
 TEST(WeightFormat, QuantizeOfDequantizeGivesTheStoredRowBack) {
   const std::vector<float> x = test::random_normal(kCols, 1, 0.02f);
   for (const WeightFormat& format : weight_formats()) {
+    if (searches_its_scales(format.type)) continue;
     SCOPED_TRACE(traits(format.type).name);
     std::vector<std::byte> stored(row_bytes(format.type, kCols)), again(stored.size());
     std::vector<float> back(kCols);

@@ -59,8 +59,10 @@ class SyntheticModels : public ::testing::Test {
   void SetUp() override { dir_ = test::temp_dir("forward"); }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // Rows of whole blocks: twice as wide for the 256-weight super-blocks.
   std::string write(const std::string& like, TensorType type) {
-    const ModelConfig c = test::tiny_config(like, 128, 32, 256, 512);
+    const size_t scale = traits(type).block_size > 128 ? 2 : 1;
+    const ModelConfig c = test::tiny_config(like, 128 * scale, 32 * scale, 256 * scale, 512);
     const std::string path = dir_ + "/" + like + "-" + std::string(traits(type).name) + ".gguf";
     write_synthetic_model({like, c, type, 7}, path);
     return path;
@@ -70,7 +72,9 @@ class SyntheticModels : public ::testing::Test {
 
 // Error bounds of the fast path relative to the reference, as a fraction of
 // the largest logit. F32 files, and the prefill of F16/BF16 files (f32
-// GEMMs on exactly widened weights): sums only reorder (observed ~1e-6).
+// GEMMs on exactly widened weights), and the formats without integer
+// kernels (Q4_1 to IQ4_XS: f32 products of their dequantized values in
+// decode and prefill): sums only reorder (observed ~1e-6).
 // Otherwise Q8_0/Q4_0 quantize activations to int8 per block of 32 (half a
 // step of max/127) in prefill and decode alike, and decode of 16-bit
 // weights rounds them to bf16; the errors stay well under 1% of the
@@ -78,8 +82,8 @@ class SyntheticModels : public ::testing::Test {
 // without hiding a wrong kernel, which gives errors of the order of the
 // logits themselves.
 float fast_path_bound(TensorType type, bool prefill) {
-  const bool exact_prefill = weight_format(type).gemm == GemmPrecision::BF16;  // widened to f32 here
-  return type == TensorType::F32 || (prefill && exact_prefill) ? 1e-5f : 2e-2f;
+  const GemmPrecision gemm = weight_format(type).gemm;  // BF16: widened to f32 here
+  return gemm == GemmPrecision::F32 || (prefill && gemm == GemmPrecision::BF16) ? 1e-5f : 2e-2f;
 }
 
 TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
