@@ -2,8 +2,11 @@
 // time goes and why a token was chosen.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/pdbench/commands.h"
 #include "bench/pdbench/options.h"
@@ -31,6 +34,19 @@ std::pair<double, double> block_ms(const OpProfile& p, int layer) {
     if (is_ffn_block(op)) ffn += ms(p.at(op, layer).ns);
   }
   return {attn, ffn};
+}
+
+// "q4_K x32, f32 x11, q6_K x5": how many of the model's tensors have each
+// type, most first, since a quantized file mixes them.
+std::string weight_types(const Model& model) {
+  std::map<TensorType, size_t> count;
+  for (const NamedTensor& t : model.tensors()) ++count[t.type];
+  std::vector<std::pair<TensorType, size_t>> most_first(count.begin(), count.end());
+  std::stable_sort(most_first.begin(), most_first.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (const auto& [type, n] : most_first)
+    s += (s.empty() ? "" : ", ") + std::string(traits(type).name) + " x" + std::to_string(n);
+  return s;
 }
 
 std::string shown(const Tokenizer& tok, int32_t id) {
@@ -64,7 +80,7 @@ void run(const ExplainArgs& args) {
               "%s weights, %.2f MB; KV capacity %zu tokens\n\n",
               model.path().c_str(), architecture_name(c.arch).c_str(), c.n_layers, c.dim, c.n_heads,
               c.n_kv_heads, c.head_dim, c.ffn_dim, c.vocab,
-              std::string(traits(model.weights().layers[0].wq.type).name).c_str(),
+              weight_types(model).c_str(),
               static_cast<double>(model.weight_bytes()) / 1e6, generator.context());
 
   const std::string strategy = Sampler(request.sampling).describe();

@@ -3,10 +3,11 @@
 // beyond storing it. How it is stored (name, elements and bytes per block)
 // is engine/format/tensor_type.h's row, below this library, where the file
 // reader needs it. Adding a format is its row there and here, plus:
-//   - a block struct with a static_assert on its size (tensor_type.h);
-//   - the reference dequantize and quantize (dequantize.h, quantize.h), the
-//     definition every fast kernel is held to, and its finite check
-//     (finite_check.h);
+//   - a block struct with a static_assert on its size and its kElements
+//     (engine/format/quant_blocks.h);
+//   - the reference dequantize and quantize (a dequantize_block and a
+//     quantize_block in dequantize.h, quantize.h), the definition every
+//     fast kernel is held to, and its finite check (finite_check.h);
 //   - the activation type its dot products take, a new one with its
 //     quantizer (gemv_scalar.cpp, and SIMD ones where they pay);
 //   - a scalar GEMV, the reference (gemv_scalar.cpp's list), and SIMD ones

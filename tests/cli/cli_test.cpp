@@ -108,6 +108,14 @@ TEST(Cli, ExplainShowsEveryStage) {
     EXPECT_NE(r.out.find(stage), std::string::npos) << stage << "\n" << r.out;
 }
 
+// A quantized file mixes types; explain counts the tensors of each.
+TEST(Cli, ExplainCountsEveryWeightTypeOfAMix) {
+  const CommandResult r =
+      pdbench("explain -m " + quote(test::data_path("stories260K-wide/stories260K-wide-Q4_K_M.gguf")) + " -p Once -n 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("q4_K x32, f32 x11, q6_K x5 weights"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BadInputIsAClearErrorAndNonZeroExit) {
   const std::string gguf = quote(test::model_path("stories260K.gguf"));
   struct Case {

@@ -6,6 +6,7 @@
 
 #include "engine/format/gguf.h"
 #include "engine/format/gguf_writer.h"
+#include "engine/format/tensor_type.h"
 #include "tests/format/format_test_util.h"
 #include "tests/format/raw_gguf.h"
 
@@ -197,6 +198,7 @@ TEST_F(GgufBadFile, OverlappingTensors) {
   EXPECT_TRUE(rejects(g, {"tensor b: expected data at or after offset 32 (the end of tensor a), found offset 0"}));
 }
 
+// Every ggml type number without a row, named as ggml names it.
 TEST_F(GgufBadFile, UnsupportedTypeNamesTensorAndType) {
   auto g = small_raw_gguf();
   g.tensors[0].name = "blk.0.attn_q.weight";
@@ -205,6 +207,12 @@ TEST_F(GgufBadFile, UnsupportedTypeNamesTensorAndType) {
                           "q4_1, q5_0, q5_1, q8_0, q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs, bf16)"}));
   g.tensors[0].type = 99;
   EXPECT_TRUE(rejects(g, {"tensor blk.0.attn_q.weight: type type 99 is not supported"}));
+  for (uint32_t type = 0; type < 64; ++type) {
+    if (tensor_type_traits(type)) continue;
+    SCOPED_TRACE(type);
+    g.tensors[0].type = type;
+    EXPECT_TRUE(rejects(g, {"tensor blk.0.attn_q.weight: type " + ggml_type_name(type) + " is not supported"}));
+  }
 }
 
 TEST_F(GgufBadFile, RowLengthNotMultipleOfBlock) {

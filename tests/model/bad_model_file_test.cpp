@@ -1,11 +1,13 @@
 // Bad model files end to end: every one is a pdbench::Error naming the file.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "engine/model/model.h"
 #include "engine/util/error.h"
+#include "tests/support/gguf_rewrite.h"
 #include "tests/support/test_paths.h"
 
 namespace pdbench {
@@ -22,12 +24,13 @@ void write_all(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-void expect_error_naming(const std::string& path) {
+void expect_error_naming(const std::string& path, const std::string& what = "") {
   try {
     Model::load(path);
     FAIL() << "loaded " << path;
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
   }
 }
 
@@ -60,6 +63,30 @@ TEST_F(BadModelFile, AbsurdLlama2cHeaderIsAnError) {
   const std::string path = dir_ + "/heads.bin";
   write_all(path, bytes);
   expect_error_naming(path);
+}
+
+// Types and architectures the engine has no row for stay refused by name.
+TEST_F(BadModelFile, UnknownArchitectureIsRefusedByName) {
+  const std::string path = dir_ + "/gpt2.gguf";
+  test::rewrite_gguf(test::model_path("stories260K.gguf"), path,
+                     {{{"general.architecture", gguf::Value::str("gpt2")}}, {}});
+  expect_error_naming(path, "architecture 'gpt2' is not supported (supported: llama, qwen2)");
+}
+
+// The tensor info's type field follows its name, dimension count and
+// dimensions; 16 is ggml's iq2_xxs, which no row loads.
+TEST_F(BadModelFile, UnknownTensorTypeIsRefusedByName) {
+  std::string bytes = read_all(test::model_path("stories260K.gguf"));
+  const std::string name = "blk.0.attn_q.weight";
+  const size_t at = bytes.find(name) + name.size();
+  uint32_t n_dims = 0;
+  std::memcpy(&n_dims, bytes.data() + at, sizeof n_dims);
+  const uint32_t iq2_xxs = 16;
+  bytes.replace(at + sizeof n_dims + n_dims * sizeof(uint64_t), sizeof iq2_xxs,
+                reinterpret_cast<const char*>(&iq2_xxs), sizeof iq2_xxs);
+  const std::string path = dir_ + "/iq2_xxs.gguf";
+  write_all(path, bytes);
+  expect_error_naming(path, "tensor blk.0.attn_q.weight: type iq2_xxs is not supported");
 }
 
 }  // namespace
