@@ -158,9 +158,14 @@ void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float*
   const auto cols = static_cast<size_t>(w.cols);
   const size_t block_rows = std::max<size_t>(kGemmMinBlockRows, kGemmBlockBytes / stride);
   const gemv_detail::GroupedGemv batch_kernel = grouped_kernel_or_null(isa, w);
-  std::vector<gemv_detail::GroupedActivation> xs;
+  // On the stack for a decode step's few tokens: this runs per matrix, per
+  // thread, per layer.
+  gemv_detail::GroupedActivation few[kGemvMaxBatch];
+  std::vector<gemv_detail::GroupedActivation> many;
+  if (batch_kernel != nullptr && acts.size() > kGemvMaxBatch) many.resize(acts.size());
+  gemv_detail::GroupedActivation* xs = acts.size() > kGemvMaxBatch ? many.data() : few;
   if (batch_kernel != nullptr)
-    for (const GemvActivation& act : acts) xs.push_back(grouped_activation(isa, act));
+    for (size_t m = 0; m < acts.size(); ++m) xs[m] = grouped_activation(isa, acts[m]);
   for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
     const size_t n_rows = std::min(block_rows, static_cast<size_t>(row_end) - r0);
     const std::byte* rows = w.row(static_cast<int64_t>(r0));
@@ -171,7 +176,7 @@ void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float*
     }
     // The first tile of tokens brings the block from memory; the rest find it in L2.
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
-      batch_kernel(rows, stride, cols, xs.data() + m, std::min(kGemvMaxBatch, acts.size() - m),
+      batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m),
                    y + m * y_stride + r0, y_stride, n_rows, m == 0);
   }
 }

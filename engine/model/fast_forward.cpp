@@ -57,6 +57,12 @@ std::vector<QueryChunk> query_chunks(std::span<const TokenSlot> slots, const flo
   return chunks;
 }
 
+double context_sum(std::span<const TokenSlot> slots) {
+  double sum = 0;
+  for (const TokenSlot& s : slots) sum += static_cast<double>(s.pos + 1);
+  return sum;
+}
+
 // Records phase times on thread 0 right after the barrier that ends a phase.
 class PhaseClock {
  public:
@@ -132,7 +138,16 @@ class FastForward::Pass {
  public:
   Pass(FastForward& f, PagedKvCache& cache, std::span<const TokenSlot> slots, const ThreadTeam& team,
        OpProfile* profile)
-      : f_(f), c_(f.model_.config()), cache_(cache), slots_(slots), n_(slots.size()), team_(team), clock_(profile) {}
+      : f_(f),
+        c_(f.model_.config()),
+        cache_(cache),
+        slots_(slots),
+        n_(slots.size()),
+        team_(team),
+        clock_(profile),
+        queries_(n_ > 1 ? query_chunks(slots, f.qkv_.data(), c_.q_dim() + 2 * c_.kv_dim(), f.attn_.data(), c_.q_dim())
+                        : std::vector<QueryChunk>{}),
+        ctx_sum_(context_sum(slots)) {}
 
   void layer(size_t layer);
   void logits(std::span<const size_t> rows);
@@ -153,6 +168,10 @@ class FastForward::Pass {
   const size_t n_;
   const ThreadTeam& team_;
   PhaseClock clock_;
+  // The same for every layer: the tokens' runs of positions (more than one
+  // token), and the sum of their context lengths (attention's FLOPs, bytes).
+  const std::vector<QueryChunk> queries_;
+  const double ctx_sum_;
 };
 
 std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
@@ -222,11 +241,9 @@ void FastForward::Pass::layer(size_t layer) {
   clock_.mark(Op::QkvProjection, li, gemm_flops(qkv_rows, c_.dim, n_), p.qkv.weight_bytes);
   rope_and_cache(l, layer);
   clock_.mark(Op::Rope, li);
-  double ctx_sum = 0;  // sum of n_ctx over tokens, for the attention's FLOPs and bytes
-  for (const TokenSlot& s : slots_) ctx_sum += static_cast<double>(s.pos + 1);
   attend(layer);
-  clock_.mark(Op::Attention, li, 4.0 * static_cast<double>(c_.q_dim()) * ctx_sum,
-              static_cast<double>(cache_.pool().bytes_per_token_per_layer()) * ctx_sum);
+  clock_.mark(Op::Attention, li, 4.0 * static_cast<double>(c_.q_dim()) * ctx_sum_,
+              static_cast<double>(cache_.pool().bytes_per_token_per_layer()) * ctx_sum_);
   project(p.wo, f_.attn_.data(), n_, f_.out_.data());
   add_to_residual();
   clock_.mark(Op::OutputProjection, li, gemm_flops(c_.dim, c_.q_dim(), n_), p.wo.weight_bytes);
@@ -323,8 +340,7 @@ void FastForward::Pass::attend(size_t layer) {
   const ref::AttentionShape shape{c_.n_heads, c_.n_kv_heads, c_.head_dim};
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   if (n_ > 1) {
-    const std::vector<QueryChunk> queries = query_chunks(slots_, f_.qkv_.data(), qkv_width, f_.attn_.data(), c_.q_dim());
-    return team_.forking([&] { paged_attention_chunks(queries, qkv_width, c_.q_dim(), cache_, layer, shape); });
+    return team_.forking([&] { paged_attention_chunks(queries_, qkv_width, c_.q_dim(), cache_, layer, shape); });
   }
   const TokenSlot slot = slots_[0];
   team_.all([&](int thread, int n_threads) {
