@@ -174,15 +174,21 @@ struct GroupedQ4_0 : NibbleLanes {
   static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) { return block_scales(row, g, lanes); }
 };
 
-// The 6-bit scales and mins of a Q4_K super-block's 8 sub-blocks from its
-// 12 packed bytes (ggml's get_scale_min_k4, four bytes at a time).
-void unpack_q4_k_scales(const std::byte* packed, uint8_t* scale, uint8_t* min) {
-  uint32_t u[3];
-  std::memcpy(u, packed, sizeof(u));
-  const uint32_t s[2] = {u[0] & 0x3f3f3f3fu, (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4)};
-  const uint32_t m[2] = {u[1] & 0x3f3f3f3fu, ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4)};
-  std::memcpy(scale, s, sizeof(s));
-  std::memcpy(min, m, sizeof(m));
+// A Q4_K super-block's header as 4 words: d and dmin (f16), then the 12
+// bytes that pack its 8 sub-blocks' 6-bit scales and mins. Unpacked four
+// bytes at a time as ggml's get_scale_min_k4 reads them: scales into
+// scale[0..1], mins into min[0..1], one byte per sub-block.
+struct Q4KHeader {
+  uint32_t d_dmin;
+  uint32_t scale[2];
+  uint32_t min[2];
+};
+Q4KHeader read_q4_k_header(const std::byte* p) {
+  uint32_t u[4];
+  std::memcpy(u, p, sizeof(u));
+  return {u[0],
+          {u[1] & 0x3f3f3f3fu, (u[3] & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4)},
+          {u[2] & 0x3f3f3f3fu, ((u[3] >> 4) & 0x0f0f0f0fu) | (((u[2] >> 6) & 0x03030303u) << 4)}};
 }
 
 // Q4_K: lanes are sub-blocks of 32 (8 a super-block, whose header is d,
@@ -192,22 +198,22 @@ struct GroupedQ4_K : NibbleLanes {
   static constexpr int32_t kShift = 0;
   static constexpr bool kMin = true;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 16 * (n_lanes / 8); }
+  // In registers, no stack round trip: this runs per row and group, and
+  // one decode token does little else with a group's 288 bytes.
   static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) {
-    alignas(16) uint8_t scale[16] = {}, min[16] = {};
-    float d[2] = {}, dmin[2] = {};
-    for (size_t s = 0; s < (lanes == 0xffff ? 2u : 1u); ++s) {
-      const std::byte* header = row + 16 * (g / 8 + s);
-      uint16_t h[2];
-      std::memcpy(h, header, sizeof(h));
-      d[s] = _cvtsh_ss(h[0]);
-      dmin[s] = _cvtsh_ss(h[1]);
-      unpack_q4_k_scales(header + 4, scale + 8 * s, min + 8 * s);
-    }
-    const auto widen = [](const uint8_t* v) {
-      return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(v))));
+    const Q4KHeader h0 = read_q4_k_header(row + 16 * (g / 8));
+    const Q4KHeader h1 = lanes == 0xffff ? read_q4_k_header(row + 16 * (g / 8 + 1)) : Q4KHeader{};
+    const auto widen = [](uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+      return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi32(static_cast<int>(d), static_cast<int>(c),
+                                                                   static_cast<int>(b), static_cast<int>(a))));
     };
-    const auto halves = [](float a, float b) { return _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(a), _mm512_set1_ps(b)); };
-    return {_mm512_mul_ps(widen(scale), halves(d[0], d[1])), _mm512_mul_ps(widen(min), halves(dmin[0], dmin[1]))};
+    // d0 dmin0 d1 dmin1, spread to lanes 0-7 (first super-block) and 8-15.
+    const __m512 d = _mm512_castps128_ps512(
+        _mm_cvtph_ps(_mm_set_epi32(0, 0, static_cast<int>(h1.d_dmin), static_cast<int>(h0.d_dmin))));
+    const __m512 scale_d = _mm512_permutexvar_ps(_mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0), d);
+    const __m512 min_d = _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), d);
+    return {_mm512_mul_ps(widen(h0.scale[0], h0.scale[1], h1.scale[0], h1.scale[1]), scale_d),
+            _mm512_mul_ps(widen(h0.min[0], h0.min[1], h1.min[0], h1.min[1]), min_d)};
   }
 };
 
