@@ -191,10 +191,10 @@ Q4KHeader read_q4_k_header(const std::byte* p) {
           {u[2] & 0x3f3f3f3fu, ((u[3] >> 4) & 0x0f0f0f0fu) | (((u[2] >> 6) & 0x03030303u) << 4)}};
 }
 
-// Q4_K: lanes are sub-blocks of 32 (8 a super-block, whose header is d,
-// dmin and the packed scales: 16 bytes), nibbles as Q4_0's with no offset:
-// w = d sc q - dmin m, the min times the activation's lane sums.
-struct GroupedQ4_K : NibbleLanes {
+// Q4_K and Q5_K: lanes are sub-blocks of 32 (8 a super-block, whose header
+// is d, dmin and the packed scales: 16 bytes), quants unsigned with no
+// offset: w = d sc q - dmin m, the min times the activation's lane sums.
+struct SuperBlockScalesAndMins {
   static constexpr int32_t kShift = 0;
   static constexpr bool kMin = true;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 16 * (n_lanes / 8); }
@@ -214,6 +214,33 @@ struct GroupedQ4_K : NibbleLanes {
     const __m512 min_d = _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), d);
     return {_mm512_mul_ps(widen(h0.scale[0], h0.scale[1], h1.scale[0], h1.scale[1]), scale_d),
             _mm512_mul_ps(widen(h0.min[0], h0.min[1], h1.min[0], h1.min[1]), min_d)};
+  }
+};
+
+// Q4_K: nibbles as Q4_0's.
+struct GroupedQ4_K : NibbleLanes, SuperBlockScalesAndMins {};
+
+// Q5_K: Q4_K's nibbles and a fifth chunk of their fifth bits, chunk k's at
+// bits k and 4 + k of its bytes (grouped_rows.h), shifted to bit 4.
+struct GroupedQ5_K : SuperBlockScalesAndMins {
+  static constexpr size_t kLane = 32, kLaneBytes = 20;
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
+                        __m512i* dot) {
+    const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
+    const __m512i fifth = _mm512_maskz_loadu_epi32(lanes, group + 16 * count);
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < 4; ++k) {
+      const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
+      const __m512i low = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(_mm512_slli_epi16(fifth, 4 - k), bit4));
+      const __m512i high =
+          _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), nibble), _mm512_and_si512(_mm512_srli_epi16(fifth, k), bit4));
+#pragma GCC unroll 8
+      for (size_t m = 0; m < M; ++m) {
+        dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+        dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
+      }
+    }
   }
 };
 
@@ -394,6 +421,7 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q4_0, nullptr, gemv_grouped_batch<GroupedQ4_0>, GroupedQ4_0::kShift},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
+    {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift},
     {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };

@@ -91,16 +91,21 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* acti
   }
 }
 
-// Q4_K on Q8_32 activations: each sub-block of 32 meets one activation
-// block, d sc times their integer dot product less dmin m times the
-// block's d sum, as ggml's vec_dot_q4_K_q8_K combines them (over
+// Q4_K and Q5_K on Q8_32 activations: each sub-block of 32 meets one
+// activation block, d sc times their integer dot product less dmin m times
+// the block's d sum, as ggml's vec_dot_q4_K_q8_K combines them (over
 // activation blocks of 256 there, of 32 here).
-float dot_q4_k(const BlockQ4_K& b, const BlockQ8Act* x) {
+unsigned q4_k_quant(const BlockQ4_K& b, size_t e) { return field(b.qs, k_nibble_at(e), 4); }
+unsigned q5_k_quant(const BlockQ5_K& b, size_t e) {
+  return field(b.qs, k_nibble_at(e), 4) | (field(b.qh, high_bit_at(e), 1) << 4);
+}
+template <typename Block, unsigned (*Quant)(const Block&, size_t)>
+float dot_q45_k(const Block& b, const BlockQ8Act* x) {
   const float d = fp16_to_f32(b.d), dmin = fp16_to_f32(b.dmin);
   float sum = 0.0f;
   for (size_t j = 0; j < 8; ++j) {
     int32_t dot = 0;
-    for (size_t i = 0; i < 32; ++i) dot += static_cast<int32_t>(field(b.qs, k_nibble_at(32 * j + i), 4)) * x[j].qs[i];
+    for (size_t i = 0; i < 32; ++i) dot += static_cast<int32_t>(Quant(b, 32 * j + i)) * x[j].qs[i];
     const ScaleMin sm = k4_scale_min(b.scales, j);
     sum += static_cast<float>(dot) * (static_cast<float>(sm.scale) * d * x[j].d);
     sum -= static_cast<float>(sm.min) * dmin * (x[j].d * static_cast<float>(x[j].sum));
@@ -194,9 +199,10 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>>, 0},
     {TensorType::Q2_K, gemv_dequantized<BlockQ2_K>, nullptr, 0},
     {TensorType::Q3_K, gemv_dequantized<BlockQ3_K>, nullptr, 0},
-    {TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q4_k>,
-     gemv_grouped<TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q4_k>>, 0},
-    {TensorType::Q5_K, gemv_dequantized<BlockQ5_K>, nullptr, 0},
+    {TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>,
+     gemv_grouped<TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>>, 0},
+    {TensorType::Q5_K, gemv_super_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>,
+     gemv_grouped<TensorType::Q5_K, gemv_super_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>>, 0},
     {TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>,
      gemv_grouped<TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>>, 0},
     {TensorType::IQ4_NL, gemv_dequantized<BlockIQ4_NL>, nullptr, 0},

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "engine/format/quant_blocks.h"
 #include "engine/util/error.h"
@@ -36,22 +37,43 @@ void join_scale_first(const std::byte* header, const uint8_t* lanes, std::byte* 
   std::memcpy(block + 2, lanes, kQuantBytes);
 }
 
-// Q4_K: d, dmin and the packed scales are the header; sub-block j's
-// nibbles become lane j, packed as Q4_0's (nibble_at).
-constexpr size_t kQ4KHeader = offsetof(BlockQ4_K, qs);
-void split_q4_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
-  BlockQ4_K b;
+// Q4_K and Q5_K: d, dmin and the packed scales are the header (16 bytes);
+// sub-block j's nibbles become lane j, packed as Q4_0's (nibble_at), and
+// for Q5_K its 32 fifth bits follow in 4 bytes placed for the kernel's
+// chunks: byte t % 4 holds weight t's (t < 16) at bit t / 4 and weight
+// 16 + t's at bit 4 + t / 4, so the chunk that holds weights 4k..4k+3 and
+// 16+4k.. finds theirs at bits k and 4 + k of its bytes.
+constexpr size_t kQ45KHeader = 16;
+static_assert(offsetof(BlockQ4_K, qs) == kQ45KHeader && offsetof(BlockQ5_K, qh) == kQ45KHeader);
+BitField q5_lane_high_bit_at(size_t j) { return {16 + j % 4, static_cast<unsigned>(4 * (j / 16) + (j % 16) / 4)}; }
+template <typename Block>
+constexpr size_t kQ45KLaneBytes = std::is_same_v<Block, BlockQ5_K> ? 20 : 16;
+
+template <typename Block>
+void split_q45_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  constexpr size_t kLane = kQ45KLaneBytes<Block>;
+  Block b;
   std::memcpy(&b, block, sizeof(b));
-  std::memcpy(header, block, kQ4KHeader);
-  std::memset(lanes, 0, 8 * 16);
-  for (size_t e = 0; e < kSuperBlock; ++e)
-    put_field(lanes + 16 * (e / 32), nibble_at(e % 32), field(b.qs, k_nibble_at(e), 4));
+  std::memcpy(header, block, kQ45KHeader);
+  std::memset(lanes, 0, 8 * kLane);
+  for (size_t e = 0; e < kSuperBlock; ++e) {
+    uint8_t* lane = lanes + kLane * (e / 32);
+    put_field(lane, nibble_at(e % 32), field(b.qs, k_nibble_at(e), 4));
+    if constexpr (std::is_same_v<Block, BlockQ5_K>)
+      put_field(lane, q5_lane_high_bit_at(e % 32), field(b.qh, high_bit_at(e), 1));
+  }
 }
-void join_q4_k(const std::byte* header, const uint8_t* lanes, std::byte* block) {
-  BlockQ4_K b{};
-  std::memcpy(&b, header, kQ4KHeader);
-  for (size_t e = 0; e < kSuperBlock; ++e)
-    put_field(b.qs, k_nibble_at(e), field(lanes + 16 * (e / 32), nibble_at(e % 32), 4));
+template <typename Block>
+void join_q45_k(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  constexpr size_t kLane = kQ45KLaneBytes<Block>;
+  Block b{};
+  std::memcpy(&b, header, kQ45KHeader);
+  for (size_t e = 0; e < kSuperBlock; ++e) {
+    const uint8_t* lane = lanes + kLane * (e / 32);
+    put_field(b.qs, k_nibble_at(e), field(lane, nibble_at(e % 32), 4));
+    if constexpr (std::is_same_v<Block, BlockQ5_K>)
+      put_field(b.qh, high_bit_at(e), field(lane, q5_lane_high_bit_at(e % 32), 1));
+  }
   std::memcpy(block, &b, sizeof(b));
 }
 
@@ -87,7 +109,8 @@ void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) 
 constexpr GroupedForm kForms[] = {
     {TensorType::Q8_0, 2, 1, 32, split_scale_first<32>, join_scale_first<32>},
     {TensorType::Q4_0, 2, 1, 16, split_scale_first<16>, join_scale_first<16>},
-    {TensorType::Q4_K, kQ4KHeader, 8, 16, split_q4_k, join_q4_k},
+    {TensorType::Q4_K, kQ45KHeader, 8, 16, split_q45_k<BlockQ4_K>, join_q45_k<BlockQ4_K>},
+    {TensorType::Q5_K, kQ45KHeader, 8, 20, split_q45_k<BlockQ5_K>, join_q45_k<BlockQ5_K>},
     {TensorType::Q6_K, kQ6KHeader, 16, 12, split_q6_k, join_q6_k},
 };
 

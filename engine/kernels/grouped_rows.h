@@ -3,7 +3,7 @@
 // AVX-512 integer kernels, in the same bytes as the file's row. Each file
 // block splits into a header (its scales, byte for byte) and lanes, the
 // runs of weights one int32 lane of vpdpbusd sums: a Q8_0/Q4_0 block is one
-// lane, a Q4_K super-block 8 lanes of 32 weights, a Q6_K one 16 of 16. The
+// lane, a Q4_K or Q5_K super-block 8 lanes of 32 weights, a Q6_K one 16 of 16. The
 // row is every block's header in order, then the lanes in groups of 16,
 // each group as chunks of 4n bytes (n lanes in the group, 16 but for a
 // row's last group): chunk k holds bytes 4k..4k+3 of every lane in turn.
@@ -18,6 +18,9 @@
 //     4k..4k+3 and its high ones 16+4k..16+4k+3.
 //   Q4_K: sub-block j's 32 nibbles packed as Q4_0's (the file packs
 //     sub-blocks 2i and 2i+1 into the same bytes instead).
+//   Q5_K: Q4_K's 16 bytes, then a 5th chunk of the fifth bits: byte i
+//     holds those of weights i, 4+i, 8+i, 12+i at bits 0-3 and of 16+i,
+//     20+i, 24+i, 28+i at bits 4-7 (chunk k's weights at bits k and 4+k).
 //   Q6_K: 16 weights e0..e15 of 6 bits in 3 chunks: chunk 0 byte i holds
 //     the low nibbles of e_i (low) and e_{8+i} (high), chunk 1 those of
 //     e_{4+i} and e_{12+i}, chunk 2 byte i the high 2 bits of e_i, e_{4+i},

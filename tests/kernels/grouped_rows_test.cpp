@@ -42,6 +42,7 @@ TEST(GroupedRows, LanesAreSubBlocks) {
   EXPECT_EQ(grouped_lane_elements(TensorType::Q8_0), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_0), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_K), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q5_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q6_K), 16u);
   EXPECT_FALSE(has_grouped_layout(TensorType::F32));
 }
