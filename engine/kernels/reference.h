@@ -29,13 +29,14 @@ enum class RopeStyle {
 // apart) by position pos, frequencies theta^(-2i/rope_dim): rope_rotation,
 // then rope_rotate.
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
-          RopeStyle style);
+          RopeStyle style, const float* freq_divisors = nullptr);
 
 // The rotation at position pos: cos_sin[2i] and cos_sin[2i + 1] are the cos
-// and sin of pos theta^(-2i/rope_dim), i < rope_dim / 2. It depends on the
-// position only, so a forward pass can make it once per token for every
-// layer's queries and keys.
-void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin);
+// and sin of pos theta^(-2i/rope_dim) / freq_divisors[i], i < rope_dim / 2
+// (divisors 1 when null; Llama 3's rope_freqs.weight, applied as ggml's
+// rope does with freq_factors). It depends on the position only, so a
+// forward pass can make it once per token for every layer's queries and keys.
+void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin, const float* freq_divisors = nullptr);
 void rope_rotate(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, const float* cos_sin,
                  RopeStyle style);
 

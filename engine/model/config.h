@@ -25,6 +25,11 @@ struct ModelConfig {
   float rms_eps = 1e-5f;
   bool qkv_bias = false;
   bool tied_output = false;  // LM head shares the token embedding
+  // Llama 3 RoPE scaling: > 0 when the file carries rope_freqs.weight (a
+  // divisor per rotated pair, applied to the pair's frequency), then its
+  // largest divisor: the scaling factor its converter put on the longest
+  // wavelengths (Llama 3.1: 8, 3.2: 32), from which make-model writes it.
+  float llama3_rope_factor = 0;
 
   size_t q_dim() const { return n_heads * head_dim; }
   size_t kv_dim() const { return n_kv_heads * head_dim; }

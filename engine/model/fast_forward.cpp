@@ -183,9 +183,11 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
     embed(chunks);
   }
   const ModelConfig& c = model_.config();
+  const std::span<const float> rope_freqs = model_.weights().rope_freqs;
   rotations_.resize(slots.size() * c.rope_dim);
   for (size_t t = 0; t < slots.size(); ++t)
-    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim]);
+    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim],
+                       rope_freqs.empty() ? nullptr : rope_freqs.data());
   // Each chunk's last token, or every token.
   std::vector<size_t> rows;
   for (size_t i = 0, end = 0; i < chunks.size(); ++i) {

@@ -34,6 +34,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   std::span<const float> output_norm;
   MatrixView output;  // LM head: vocab rows of dim (the embedding when tied)
+  std::span<const float> rope_freqs;  // rope_dim / 2 divisors; empty unless config.llama3_rope_factor
 };
 
 class Model {
