@@ -16,6 +16,10 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
   for (size_t i = 0; i < n; ++i) out[i] = weight[i] * (ss * x[i]);
 }
 
+void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, const float* weight, float eps) {
+  for (size_t h = 0; h < n_heads; ++h) rmsnorm(x + h * head_dim, x + h * head_dim, weight, head_dim, eps);
+}
+
 void matmul(const MatrixView& w, const float* x, float* y, size_t n_tokens) {
   const auto rows = static_cast<size_t>(w.rows);
   const auto cols = static_cast<size_t>(w.cols);

@@ -12,6 +12,9 @@ namespace pdbench::ref {
 // out = x / rms(x) * weight, rms with eps added to the mean square.
 void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps);
 
+// rmsnorm in place of each of n_heads vectors of head_dim, one weight for all.
+void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, const float* weight, float eps);
+
 // y[t][r] = sum_c w[r][c] * x[t][c] for n_tokens rows of x (each w.cols
 // long) into n_tokens rows of y (each w.rows long). Each weight row is
 // converted to f32 once and used for every token.

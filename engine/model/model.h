@@ -18,6 +18,7 @@ struct LayerWeights {
   std::span<const float> attn_norm;
   MatrixView wq, wk, wv, wo;
   std::span<const float> bq, bk, bv;  // empty unless config.qkv_bias
+  std::span<const float> q_norm, k_norm;  // head_dim each; empty unless config.qk_norm
   std::span<const float> ffn_norm;
   MatrixView w_gate, w_up, w_down;
 };

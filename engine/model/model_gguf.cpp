@@ -1,4 +1,4 @@
-// Model::load_gguf: llama and qwen2 architectures from GGUF metadata and
+// Model::load_gguf: the architectures of config.h from GGUF metadata and
 // tensors named as llama.cpp names them.
 #include <algorithm>
 #include <string>
@@ -97,16 +97,7 @@ std::span<const float> bind_rope_freqs(const TensorBinder& bind, const std::stri
 ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
-  if (arch == "llama") {
-    c.arch = Architecture::Llama;
-    c.rope_style = ref::RopeStyle::AdjacentPairs;  // llama GGUF stores Q/K for it
-  } else if (arch == "qwen2") {
-    c.arch = Architecture::Qwen2;
-    c.rope_style = ref::RopeStyle::Neox;
-    c.qkv_bias = true;
-  } else {
-    fail_file(f.path(), "architecture '" + arch + "' is not supported (supported: llama, qwen2)");
-  }
+  apply_traits(architecture_traits(arch, f.path()), c);
   refuse_rope_scaling(f, arch);
   const ConfigKeys k = gguf_config_keys(c.arch);
   c.dim = f.get_uint(k.dim);
@@ -155,6 +146,10 @@ Model Model::load_gguf(const std::string& path) {
       l.bq = bind.vector(b + "attn_q.bias", c.q_dim());
       l.bk = bind.vector(b + "attn_k.bias", c.kv_dim());
       l.bv = bind.vector(b + "attn_v.bias", c.kv_dim());
+    }
+    if (c.qk_norm) {
+      l.q_norm = bind.vector(b + "attn_q_norm.weight", c.head_dim);
+      l.k_norm = bind.vector(b + "attn_k_norm.weight", c.head_dim);
     }
     l.ffn_norm = bind.vector(b + "ffn_norm.weight", c.dim);
     l.w_gate = bind.matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);

@@ -109,5 +109,14 @@ TEST(LlamaCppLogits, Llama3WithRopeFreqs) {
                            }});
 }
 
+// Qwen3's QK norm: the per-head RMSNorm of Q and K before RoPE; the
+// stripped copy doubles the Q norm's weights.
+TEST(LlamaCppLogits, Qwen3WithQkNorm) {
+  expect_matches_llama_cpp("tiny-qwen3", "q-norm-doubled", {{}, [](const std::string& name, std::span<std::byte> b) {
+                             if (name.ends_with("attn_q_norm.weight"))
+                               for (size_t i = 0; i < b.size(); i += sizeof(float)) test::poke(b, i, 2.0f);
+                           }});
+}
+
 }  // namespace
 }  // namespace pdbench
