@@ -16,6 +16,10 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
   for (size_t i = 0; i < n; ++i) out[i] = weight[i] * (ss * x[i]);
 }
 
+void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, const float* weight, float eps) {
+  for (size_t h = 0; h < n_heads; ++h) rmsnorm(x + h * head_dim, x + h * head_dim, weight, head_dim, eps);
+}
+
 void matmul(const MatrixView& w, const float* x, float* y, size_t n_tokens) {
   const auto rows = static_cast<size_t>(w.rows);
   const auto cols = static_cast<size_t>(w.cols);
@@ -42,18 +46,19 @@ void embedding_row(const MatrixView& table, int32_t id, float* out) {
 }
 
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
-          RopeStyle style) {
+          RopeStyle style, const float* freq_divisors) {
   thread_local std::vector<float> cos_sin;
   cos_sin.resize(rope_dim);
-  rope_rotation(pos, rope_dim, theta, cos_sin.data());
+  rope_rotation(pos, rope_dim, theta, cos_sin.data(), freq_divisors);
   rope_rotate(x, n_heads, head_dim, rope_dim, cos_sin.data(), style);
 }
 
-void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin) {
+void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin, const float* freq_divisors) {
   // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
   for (size_t i = 0; i < rope_dim / 2; ++i) {
     const float freq = 1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
-    const float angle = static_cast<float>(pos) * freq;
+    float angle = static_cast<float>(pos) * freq;
+    if (freq_divisors != nullptr) angle /= freq_divisors[i];
     cos_sin[2 * i] = std::cos(angle);
     cos_sin[2 * i + 1] = std::sin(angle);
   }

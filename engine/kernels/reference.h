@@ -12,6 +12,9 @@ namespace pdbench::ref {
 // out = x / rms(x) * weight, rms with eps added to the mean square.
 void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps);
 
+// rmsnorm in place of each of n_heads vectors of head_dim, one weight for all.
+void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, const float* weight, float eps);
+
 // y[t][r] = sum_c w[r][c] * x[t][c] for n_tokens rows of x (each w.cols
 // long) into n_tokens rows of y (each w.rows long). Each weight row is
 // converted to f32 once and used for every token.
@@ -29,13 +32,14 @@ enum class RopeStyle {
 // apart) by position pos, frequencies theta^(-2i/rope_dim): rope_rotation,
 // then rope_rotate.
 void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
-          RopeStyle style);
+          RopeStyle style, const float* freq_divisors = nullptr);
 
 // The rotation at position pos: cos_sin[2i] and cos_sin[2i + 1] are the cos
-// and sin of pos theta^(-2i/rope_dim), i < rope_dim / 2. It depends on the
-// position only, so a forward pass can make it once per token for every
-// layer's queries and keys.
-void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin);
+// and sin of pos theta^(-2i/rope_dim) / freq_divisors[i], i < rope_dim / 2
+// (divisors 1 when null; Llama 3's rope_freqs.weight, applied as ggml's
+// rope does with freq_factors). It depends on the position only, so a
+// forward pass can make it once per token for every layer's queries and keys.
+void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin, const float* freq_divisors = nullptr);
 void rope_rotate(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, const float* cos_sin,
                  RopeStyle style);
 

@@ -4,8 +4,41 @@
 
 namespace pdbench {
 
-std::string architecture_name(Architecture arch) {
-  return arch == Architecture::Llama ? "llama" : "qwen2";
+namespace {
+
+// llama GGUF stores Q/K rows permuted for adjacent-pair RoPE; the others
+// keep the checkpoint's NeoX (rotate-half) layout (llama.cpp's rope types).
+constexpr ArchitectureTraits kArchitectures[] = {
+    // arch               name     rope                     qkv_bias qk_norm
+    {Architecture::Llama, "llama", ref::RopeStyle::AdjacentPairs, false, false},
+    {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false},
+    {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true},
+};
+
+}  // namespace
+
+const ArchitectureTraits& architecture_traits(const std::string& name, const std::string& path) {
+  std::string names;
+  for (const ArchitectureTraits& t : kArchitectures) {
+    if (t.name == name) return t;
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
+  }
+  fail_file(path, "architecture '" + name + "' is not supported (supported: " + names + ")");
+}
+
+const ArchitectureTraits& architecture_traits(Architecture arch) {
+  for (const ArchitectureTraits& t : kArchitectures)
+    if (t.arch == arch) return t;
+  return kArchitectures[0];  // unreachable: every Architecture has a row
+}
+
+std::string architecture_name(Architecture arch) { return architecture_traits(arch).name; }
+
+void apply_traits(const ArchitectureTraits& traits, ModelConfig& c) {
+  c.arch = traits.arch;
+  c.rope_style = traits.rope_style;
+  c.qkv_bias = traits.qkv_bias;
+  c.qk_norm = traits.qk_norm;
 }
 
 ConfigKeys gguf_config_keys(Architecture arch) {

@@ -7,7 +7,7 @@
 
 namespace pdbench {
 
-enum class Architecture { Llama, Qwen2 };
+enum class Architecture { Llama, Qwen2, Qwen3 };
 
 struct ModelConfig {
   Architecture arch = Architecture::Llama;
@@ -24,13 +24,35 @@ struct ModelConfig {
   ref::RopeStyle rope_style = ref::RopeStyle::AdjacentPairs;
   float rms_eps = 1e-5f;
   bool qkv_bias = false;
+  bool qk_norm = false;  // RMSNorm of each Q and K head before RoPE (qwen3)
   bool tied_output = false;  // LM head shares the token embedding
+  // Llama 3 RoPE scaling: > 0 when the file carries rope_freqs.weight (a
+  // divisor per rotated pair, applied to the pair's frequency), then its
+  // largest divisor: the scaling factor its converter put on the longest
+  // wavelengths (Llama 3.1: 8, 3.2: 32), from which make-model writes it.
+  float llama3_rope_factor = 0;
 
   size_t q_dim() const { return n_heads * head_dim; }
   size_t kv_dim() const { return n_kv_heads * head_dim; }
 };
 
+// What an architecture's files imply rather than state: how Q and K are
+// stored for RoPE, and which optional tensors every layer has.
+struct ArchitectureTraits {
+  Architecture arch;
+  const char* name;  // general.architecture
+  ref::RopeStyle rope_style;
+  bool qkv_bias;
+  bool qk_norm;
+};
+
+// Throws pdbench::Error "PATH: architecture 'NAME' is not supported
+// (supported: ...)" for a name with no row.
+const ArchitectureTraits& architecture_traits(const std::string& name, const std::string& path);
+const ArchitectureTraits& architecture_traits(Architecture arch);
 std::string architecture_name(Architecture arch);
+// The traits' fields of a config: what a file of its architecture reads back as.
+void apply_traits(const ArchitectureTraits& traits, ModelConfig& config);
 
 // What a file calls each hyperparameter ("llama.block_count", "header
 // n_layers"), so an error names the key to look at.

@@ -63,6 +63,11 @@ double context_sum(std::span<const TokenSlot> slots) {
   return sum;
 }
 
+// RMSNorm of each of n_heads vectors of head_dim in place (qwen3's QK norm).
+void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, std::span<const float> weight, float eps) {
+  for (size_t h = 0; h < n_heads; ++h) rmsnorm(x + h * head_dim, x + h * head_dim, weight.data(), head_dim, eps);
+}
+
 // Records phase times on thread 0 right after the barrier that ends a phase.
 class PhaseClock {
  public:
@@ -183,9 +188,11 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
     embed(chunks);
   }
   const ModelConfig& c = model_.config();
+  const std::span<const float> rope_freqs = model_.weights().rope_freqs;
   rotations_.resize(slots.size() * c.rope_dim);
   for (size_t t = 0; t < slots.size(); ++t)
-    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim]);
+    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim],
+                       rope_freqs.empty() ? nullptr : rope_freqs.data());
   // Each chunk's last token, or every token.
   std::vector<size_t> rows;
   for (size_t i = 0, end = 0; i < chunks.size(); ++i) {
@@ -311,7 +318,7 @@ void FastForward::Pass::project(Projection& p, const float* in, size_t n, float*
   });
 }
 
-// QKV bias (qwen2), RoPE on Q and K, and K/V appended to the cache.
+// QKV bias (qwen2), QK norm (qwen3), RoPE on Q and K, and K/V appended to the cache.
 void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   team_.all([&](int thread, int n_threads) {
@@ -324,6 +331,10 @@ void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
         ref::add(q, l.bq.data(), c_.q_dim());
         ref::add(k, l.bk.data(), c_.kv_dim());
         ref::add(v, l.bv.data(), c_.kv_dim());
+      }
+      if (c_.qk_norm) {
+        rmsnorm_heads(q, c_.n_heads, c_.head_dim, l.q_norm, c_.rms_eps);
+        rmsnorm_heads(k, c_.n_kv_heads, c_.head_dim, l.k_norm, c_.rms_eps);
       }
       const float* rotation = &f_.rotations_[t * c_.rope_dim];
       ref::rope_rotate(q, c_.n_heads, c_.head_dim, c_.rope_dim, rotation, c_.rope_style);

@@ -18,6 +18,7 @@ struct LayerWeights {
   std::span<const float> attn_norm;
   MatrixView wq, wk, wv, wo;
   std::span<const float> bq, bk, bv;  // empty unless config.qkv_bias
+  std::span<const float> q_norm, k_norm;  // head_dim each; empty unless config.qk_norm
   std::span<const float> ffn_norm;
   MatrixView w_gate, w_up, w_down;
 };
@@ -34,6 +35,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   std::span<const float> output_norm;
   MatrixView output;  // LM head: vocab rows of dim (the embedding when tied)
+  std::span<const float> rope_freqs;  // rope_dim / 2 divisors; empty unless config.llama3_rope_factor
 };
 
 class Model {

@@ -1,5 +1,6 @@
-// Model::load_gguf: llama and qwen2 architectures from GGUF metadata and
+// Model::load_gguf: the architectures of config.h from GGUF metadata and
 // tensors named as llama.cpp names them.
+#include <algorithm>
 #include <string>
 
 #include "engine/format/gguf.h"
@@ -28,6 +29,9 @@ class TensorBinder {
     return MatrixView{t.type, static_cast<int64_t>(rows), static_cast<int64_t>(cols), t.data};
   }
 
+  // Whether the file has the tensor, for the optional ones.
+  bool has(const std::string& name) const { return file_.find_tensor(name) != nullptr; }
+
   std::span<const float> vector(const std::string& name, size_t n) const {
     const gguf::TensorInfo& t = tensor(name, {n});
     if (t.type != TensorType::F32)
@@ -50,19 +54,51 @@ class TensorBinder {
   std::vector<NamedTensor>& bound_;
 };
 
+// A tensor the passes would not read may change the math (a bias, rope
+// factors, another layer kind): the file is refused by its name rather
+// than run without it.
+void refuse_unbound_tensors(const gguf::GgufFile& f, const std::vector<NamedTensor>& bound, const std::string& arch) {
+  for (const gguf::TensorInfo& t : f.tensors()) {
+    const bool used = std::any_of(bound.begin(), bound.end(), [&](const NamedTensor& b) { return b.name == t.name; });
+    if (!used)
+      fail_file(f.path(), "tensor " + t.name + " is not part of the " + arch +
+                              " model as pdbench implements it; refusing to run without it");
+  }
+}
+
+// RoPE scaling that metadata asks for (linear, YaRN, LongRoPE) is not
+// implemented; Llama 3's comes as rope_freqs.weight instead.
+void refuse_rope_scaling(const gguf::GgufFile& f, const std::string& arch) {
+  const std::string p = arch + ".rope.";
+  const std::string type = f.get_string(p + "scaling.type", "none");
+  if (type != "none" && type != "linear")
+    fail_file(f.path(), "RoPE scaling type (" + p + "scaling.type) = " + type + " is not supported (only none)");
+  for (const std::string& key : {p + "scaling.factor", p + "scale_linear"}) {
+    const float factor = f.get_float(key, 1.0f);
+    if (factor != 0.0f && factor != 1.0f)  // llama.cpp reads 0 as 1
+      fail_file(f.path(), "RoPE scaling factor (" + key + ") = " + std::to_string(factor) +
+                              " is not supported (only 1: no scaling)");
+  }
+}
+
+// Llama 3's per-pair frequency divisors: finite and positive, their
+// largest recorded as the config's scaling factor.
+std::span<const float> bind_rope_freqs(const TensorBinder& bind, const std::string& path, ModelConfig& c) {
+  const std::string name = "rope_freqs.weight";
+  if (!bind.has(name)) return {};
+  const std::span<const float> divisors = bind.vector(name, c.rope_dim / 2);
+  for (float d : divisors)
+    if (!(d > 0.0f && d < 1e12f))
+      fail_file(path, "tensor " + name + ": divisor " + std::to_string(d) + " is not a positive finite number");
+  c.llama3_rope_factor = *std::max_element(divisors.begin(), divisors.end());
+  return divisors;
+}
+
 ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
-  if (arch == "llama") {
-    c.arch = Architecture::Llama;
-    c.rope_style = ref::RopeStyle::AdjacentPairs;  // llama GGUF stores Q/K for it
-  } else if (arch == "qwen2") {
-    c.arch = Architecture::Qwen2;
-    c.rope_style = ref::RopeStyle::Neox;
-    c.qkv_bias = true;
-  } else {
-    fail_file(f.path(), "architecture '" + arch + "' is not supported (supported: llama, qwen2)");
-  }
+  apply_traits(architecture_traits(arch, f.path()), c);
+  refuse_rope_scaling(f, arch);
   const ConfigKeys k = gguf_config_keys(c.arch);
   c.dim = f.get_uint(k.dim);
   c.n_layers = f.get_uint(k.n_layers);
@@ -89,10 +125,11 @@ Model Model::load_gguf(const std::string& path) {
   m.path_ = path;
   m.gguf_ = file.get();
   m.config_ = read_config(*file);
-  const ModelConfig& c = m.config_;
   const TensorBinder bind(*file, m.tensors_);
-
   ModelWeights& w = m.weights_;
+  if (m.config_.arch == Architecture::Llama) w.rope_freqs = bind_rope_freqs(bind, path, m.config_);
+  const ModelConfig& c = m.config_;
+
   w.token_embedding = bind.matrix("token_embd.weight", c.dim, c.vocab);
   w.output_norm = bind.vector("output_norm.weight", c.dim);
   w.output = c.tied_output ? w.token_embedding : bind.matrix("output.weight", c.dim, c.vocab);
@@ -110,11 +147,16 @@ Model Model::load_gguf(const std::string& path) {
       l.bk = bind.vector(b + "attn_k.bias", c.kv_dim());
       l.bv = bind.vector(b + "attn_v.bias", c.kv_dim());
     }
+    if (c.qk_norm) {
+      l.q_norm = bind.vector(b + "attn_q_norm.weight", c.head_dim);
+      l.k_norm = bind.vector(b + "attn_k_norm.weight", c.head_dim);
+    }
     l.ffn_norm = bind.vector(b + "ffn_norm.weight", c.dim);
     l.w_gate = bind.matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
     l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
     l.w_down = bind.matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
   }
+  refuse_unbound_tensors(*file, m.tensors_, architecture_name(c.arch));
   m.file_ = std::move(file);
   return m;
 }

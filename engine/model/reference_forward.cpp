@@ -78,6 +78,7 @@ std::span<const float> ReferenceForward::run(PagedKvCache& cache, std::span<cons
 void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, PagedKvCache& cache,
                                        std::span<const TokenSlot> slots, OpProfile* profile) {
   const ModelConfig& c = model_.config();
+  const std::span<const float> rope_freqs = model_.weights().rope_freqs;
   const size_t n = slots.size();
   const int li = static_cast<int>(layer);
   {
@@ -96,12 +97,17 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
     add_bias(k_.data(), w.bk, n);
     add_bias(v_.data(), w.bv, n);
   }
-  {
+  {  // QK norm (qwen3), then RoPE.
     ScopedOp op(profile, Op::Rope, li);
+    const float* divisors = rope_freqs.empty() ? nullptr : rope_freqs.data();
     for (size_t t = 0; t < n; ++t) {
+      if (c.qk_norm) {
+        ref::rmsnorm_heads(&q_[t * c.q_dim()], c.n_heads, c.head_dim, w.q_norm.data(), c.rms_eps);
+        ref::rmsnorm_heads(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, w.k_norm.data(), c.rms_eps);
+      }
       const auto pos = static_cast<int64_t>(slots[t].pos);
-      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
-      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style);
+      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style, divisors);
+      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style, divisors);
     }
   }
   // Store every token's K/V, then attend causally: a token sees its own

@@ -16,20 +16,28 @@ namespace pdbench {
 
 namespace {
 
-// Published hyperparameters (each model's config.json); head size is dim / heads.
+// Published hyperparameters (each model's config.json); head size 0 means
+// dim / heads. llama3_rope: rope_scaling.factor of a "llama3" rope_scaling
+// (0: none). The tiny-* rows are no published model: each architecture at
+// a size whose logits llama.cpp's can be committed as test fixtures
+// (tests/data/llama.cpp-logits).
 struct Preset {
   std::string_view name;
   Architecture arch;
-  size_t dim, n_layers, n_heads, n_kv_heads, ffn_dim, vocab, context_length;
+  size_t dim, n_layers, n_heads, n_kv_heads, head_dim, ffn_dim, vocab, context_length;
   float rope_theta, rms_eps;
   bool tied_output;
+  float llama3_rope;
 };
-constexpr std::array<Preset, 4> kPresets{{
-    // name           arch                 dim   layers heads kv ffn    vocab   context theta eps    tied
-    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 1536, 49152, 8192, 1e5f, 1e-5f, true},
-    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 4864, 151936, 32768, 1e6f, 1e-6f, true},
-    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 8192, 128256, 131072, 5e5f, 1e-5f, true},
-    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 14336, 128256, 131072, 5e5f, 1e-5f, false},
+constexpr std::array<Preset, 7> kPresets{{
+    // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3
+    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0},
+    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0},
+    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 0, 8192, 128256, 131072, 5e5f, 1e-5f, true, 32},
+    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8},
+    {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0},
+    {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32},
+    {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0},
 }};
 
 // general.file_type is llama.cpp's LLAMA_FTYPE, numbered apart from ggml's types.
@@ -141,6 +149,30 @@ gguf::GgufWriter::FillRows constant_rows(float value) {
 
 uint32_t u32(size_t v) { return static_cast<uint32_t>(v); }
 
+// rope_freqs.weight as llama.cpp's converter computes it from a "llama3"
+// rope_scaling (conversion/llama.py): wavelengths shorter than the original
+// context / high_freq_factor keep their frequency, longer than context /
+// low_freq_factor are divided by the factor, and those between blend the
+// two. Llama 3.1 and 3.2 all use low 1, high 4, original context 8192.
+std::vector<float> llama3_rope_divisors(const ModelConfig& c) {
+  constexpr float kLowFreqFactor = 1, kHighFreqFactor = 4, kOriginalContext = 8192;
+  const float factor = c.llama3_rope_factor;
+  std::vector<float> divisors;
+  for (size_t i = 0; i < c.rope_dim; i += 2) {
+    const float freq = 1.0f / std::pow(c.rope_theta, static_cast<float>(i) / static_cast<float>(c.rope_dim));
+    const float wavelen = 2 * std::numbers::pi_v<float> / freq;
+    if (wavelen < kOriginalContext / kHighFreqFactor) {
+      divisors.push_back(1);
+    } else if (wavelen > kOriginalContext / kLowFreqFactor) {
+      divisors.push_back(factor);
+    } else {
+      const float smooth = (kOriginalContext / wavelen - kLowFreqFactor) / (kHighFreqFactor - kLowFreqFactor);
+      divisors.push_back(1 / ((1 - smooth) / factor + smooth));
+    }
+  }
+  return divisors;
+}
+
 void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
   const std::string p = architecture_name(c.arch) + ".";
   w.set(p + "vocab_size", gguf::Value::u32(u32(c.vocab)));
@@ -172,15 +204,18 @@ void set_tokenizer(gguf::GgufWriter& w, size_t n_vocab) {
   w.set("tokenizer.ggml.add_eos_token", gguf::Value::boolean(false));
 }
 
-// The loader infers QKV bias and RoPE style from the architecture; a spec
-// that disagrees would not read back as written.
+// The loader infers QKV bias, QK norm and RoPE style from the
+// architecture; a spec that disagrees would not read back as written.
 void check_spec(const SyntheticSpec& spec, const std::string& path) {
   const ModelConfig& c = spec.config;
   validate(c, path, gguf_config_keys(c.arch));
-  const bool qwen2 = c.arch == Architecture::Qwen2;
-  if (c.qkv_bias != qwen2 || c.rope_style != (qwen2 ? ref::RopeStyle::Neox : ref::RopeStyle::AdjacentPairs))
-    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: qwen2 files have QKV biases and NeoX "
-                    "RoPE, llama files neither");
+  ModelConfig implied = c;
+  apply_traits(architecture_traits(c.arch), implied);
+  if (c.qkv_bias != implied.qkv_bias || c.qk_norm != implied.qk_norm || c.rope_style != implied.rope_style)
+    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: QKV bias, QK norm or RoPE style "
+                    "differ from what its files imply (config.cpp's architecture table)");
+  if (c.llama3_rope_factor != 0 && (c.arch != Architecture::Llama || !(c.llama3_rope_factor >= 1)))
+    fail_file(path, "synthetic model: Llama 3 RoPE scaling needs the llama architecture and a factor of at least 1");
 }
 
 }  // namespace
@@ -212,21 +247,20 @@ ModelConfig preset_config(std::string_view like) {
   for (const auto& p : kPresets) {
     if (p.name != like) continue;
     ModelConfig c;
-    c.arch = p.arch;
+    apply_traits(architecture_traits(p.arch), c);
     c.dim = p.dim;
     c.n_layers = p.n_layers;
     c.n_heads = p.n_heads;
     c.n_kv_heads = p.n_kv_heads;
-    c.head_dim = p.dim / p.n_heads;
+    c.head_dim = p.head_dim != 0 ? p.head_dim : p.dim / p.n_heads;
     c.ffn_dim = p.ffn_dim;
     c.vocab = p.vocab;
     c.context_length = p.context_length;
     c.rope_dim = c.head_dim;
     c.rope_theta = p.rope_theta;
-    c.rope_style = p.arch == Architecture::Qwen2 ? ref::RopeStyle::Neox : ref::RopeStyle::AdjacentPairs;
     c.rms_eps = p.rms_eps;
-    c.qkv_bias = p.arch == Architecture::Qwen2;
     c.tied_output = p.tied_output;
+    c.llama3_rope_factor = p.llama3_rope;
     return c;
   }
   throw Error("unknown model '" + std::string(like) + "' (choices: " + joined(synthetic_model_names()) + ")");
@@ -242,7 +276,8 @@ uint64_t parameter_count(const ModelConfig& c) {
   const uint64_t d = c.dim, q = c.q_dim(), kv = c.kv_dim();
   const uint64_t per_layer = 2 * d                     // attention and FFN norms
                              + d * q + 2 * d * kv + q * d  // Q, K, V, output
-                             + (c.qkv_bias ? q + 2 * kv : 0) + 3 * d * c.ffn_dim;
+                             + (c.qkv_bias ? q + 2 * kv : 0) + (c.qk_norm ? 2 * c.head_dim : 0)
+                             + 3 * d * c.ffn_dim;
   const uint64_t embedding = uint64_t{c.vocab} * d;
   return embedding + c.n_layers * per_layer + d + (c.tied_output ? 0 : embedding);
 }
@@ -269,6 +304,11 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
     w.add_tensor(name, TensorType::F32, {n}, constant_rows(value));
     ++tensor;
   };
+  if (c.llama3_rope_factor != 0) {  // first, as the converter writes it; no random stream of its own
+    const std::vector<float> divisors = llama3_rope_divisors(c);
+    const auto bytes = std::as_bytes(std::span(divisors));
+    w.add_tensor("rope_freqs.weight", TensorType::F32, {divisors.size()}, {bytes.begin(), bytes.end()});
+  }
   matrix("token_embd.weight", c.dim, c.vocab, trained ? massive_channels(c) : std::vector<size_t>{});
   for (size_t i = 0; i < c.n_layers; ++i) {
     const std::string b = "blk." + std::to_string(i) + ".";
@@ -280,6 +320,10 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
       vector(b + "attn_q.bias", c.q_dim(), 0.0f);
       vector(b + "attn_k.bias", c.kv_dim(), 0.0f);
       vector(b + "attn_v.bias", c.kv_dim(), 0.0f);
+    }
+    if (c.qk_norm) {  // llama.cpp's converter writes K's first
+      vector(b + "attn_k_norm.weight", c.head_dim, 1.0f);
+      vector(b + "attn_q_norm.weight", c.head_dim, 1.0f);
     }
     matrix(b + "attn_output.weight", c.q_dim(), c.dim);
     vector(b + "ffn_norm.weight", c.dim, 1.0f);

@@ -115,6 +115,21 @@ TEST(ReferenceRope, PartialRotaryLeavesTheRestAlone) {
   EXPECT_NEAR(x[0] * x[0] + x[1] * x[1], 2.0f, 1e-6);  // a rotation keeps length
 }
 
+TEST(ReferenceRope, FrequencyDivisorsSlowEachPairAlone) {
+  // Dividing pair i's frequency by k turns by the angle of position pos / k:
+  // divisors {1, 4} at position 8 give pair 0 position 8's rotation and
+  // pair 1 position 2's.
+  std::vector<float> scaled(4), at8(4), at2(4);
+  const float divisors[] = {1.0f, 4.0f};
+  ref::rope_rotation(8, 4, 10000.0f, scaled.data(), divisors);
+  ref::rope_rotation(8, 4, 10000.0f, at8.data());
+  ref::rope_rotation(2, 4, 10000.0f, at2.data());
+  EXPECT_EQ(scaled[0], at8[0]);
+  EXPECT_EQ(scaled[1], at8[1]);
+  EXPECT_NEAR(scaled[2], at2[2], 1e-7);
+  EXPECT_NEAR(scaled[3], at2[3], 1e-7);
+}
+
 TEST(ReferenceOps, RmsnormSoftmaxSwiglu) {
   const std::vector<float> x{3.0f, 4.0f};
   const std::vector<float> w{1.0f, 2.0f};

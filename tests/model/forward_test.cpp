@@ -14,6 +14,7 @@
 #include "engine/runtime/generator.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
+#include "tests/support/logits_error.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/tiny_model.h"
@@ -23,15 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Max |a - b| over max |b|: logits errors relative to the logits' scale.
-float relative_error(std::span<const float> a, std::span<const float> b) {
-  float diff = 0, scale = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
-}
+using test::relative_error;
 
 // Logits of a prompt (prefill) and of 4 decode steps after it.
 std::vector<std::vector<float>> prefill_and_decode(const Engine& engine, ForwardKind kind, KvType k, KvType v,

@@ -48,6 +48,8 @@ void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
   EXPECT_EQ(got.rope_style, want.rope_style);
   EXPECT_EQ(got.rms_eps, want.rms_eps);
   EXPECT_EQ(got.qkv_bias, want.qkv_bias);
+  EXPECT_EQ(got.qk_norm, want.qk_norm);
+  EXPECT_EQ(got.llama3_rope_factor, want.llama3_rope_factor);
   EXPECT_EQ(got.tied_output, want.tied_output);
 }
 
@@ -77,7 +79,7 @@ class Synthetic : public ::testing::Test {
 };
 
 TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
-  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b"}) {
+  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "llama-3.2-1b"}) {
     for (const TensorType type : kAllTypes) {
       const std::string type_name(traits(type).name);
       SCOPED_TRACE(like + " " + type_name);
@@ -89,6 +91,7 @@ TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
       EXPECT_EQ(w.layers[1].w_down.type, type);
       EXPECT_EQ(w.output.data, w.token_embedding.data);  // tied
       EXPECT_EQ(w.layers[0].bq.size(), spec.config.qkv_bias ? spec.config.q_dim() : 0);
+      EXPECT_EQ(w.layers[1].k_norm.size(), spec.config.qk_norm ? spec.config.head_dim : 0);
       for (const float b : w.layers[1].bv) EXPECT_EQ(b, 0.0f);
       for (const float g : w.layers[1].ffn_norm) EXPECT_EQ(g, 1.0f);
       EXPECT_EQ(m.gguf()->get_string("general.name"), "synthetic tiny-" + like + " " + type_name);
@@ -244,6 +247,16 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
   EXPECT_EQ(llama1b.context_length, 131072u);
   EXPECT_TRUE(llama1b.tied_output);
 
+  const ModelConfig qwen3 = preset_config("qwen3-0.6b");
+  EXPECT_EQ(qwen3.arch, Architecture::Qwen3);
+  EXPECT_EQ(qwen3.head_dim, 128u);  // not dim / heads = 64
+  EXPECT_EQ(qwen3.q_dim(), 2048u);
+  EXPECT_TRUE(qwen3.qk_norm);
+  EXPECT_FALSE(qwen3.qkv_bias);
+  EXPECT_EQ(qwen3.rope_style, ref::RopeStyle::Neox);
+  EXPECT_EQ(qwen3.rope_theta, 1e6f);
+  EXPECT_TRUE(qwen3.tied_output);
+
   const ModelConfig llama8b = preset_config("llama-3.1-8b");
   EXPECT_EQ(llama8b.head_dim, 128u);
   EXPECT_EQ(llama8b.ffn_dim, 14336u);
@@ -255,6 +268,7 @@ TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
   EXPECT_EQ(parameter_count(preset_config("qwen2.5-0.5b")), 494'032'768u);
   EXPECT_EQ(parameter_count(preset_config("llama-3.2-1b")), 1'235'814'400u);
   EXPECT_EQ(parameter_count(preset_config("llama-3.1-8b")), 8'030'261'248u);
+  EXPECT_EQ(parameter_count(preset_config("qwen3-0.6b")), 596'049'920u);
   for (const auto& name : synthetic_model_names()) {
     const ModelConfig c = preset_config(name);
     EXPECT_NO_THROW(validate(c, name, gguf_config_keys(c.arch)));

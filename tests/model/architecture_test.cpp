@@ -1,0 +1,124 @@
+// What each architecture loads from a GGUF file, and what the loader
+// refuses by name rather than run wrongly: tensors it would not read, RoPE
+// scaling it does not implement.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/model/model.h"
+#include "engine/model/synthetic_model.h"
+#include "engine/runtime/engine.h"
+#include "tests/support/error_of.h"
+#include "tests/support/gguf_rewrite.h"
+#include "tests/support/test_paths.h"
+#include "tests/support/tiny_model.h"
+
+namespace pdbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Architectures : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::temp_dir("architectures"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& like, const std::string& name) {
+    return write(like, preset_config(like), name);
+  }
+  std::string write(const std::string& like, const ModelConfig& config, const std::string& name) {
+    const std::string path = dir_ + "/" + name + ".gguf";
+    write_synthetic_model({like, config, TensorType::F32, 1, WeightStatistics::Trained}, path);
+    return path;
+  }
+
+  std::string rewrite(const std::string& from, const std::string& name, const test::GgufEdits& edits) {
+    const std::string path = dir_ + "/" + name + ".gguf";
+    test::rewrite_gguf(from, path, edits);
+    return path;
+  }
+
+  // The error names the file and says `what`.
+  static void expect_refused(const std::string& path, const std::string& what) {
+    const std::string error = test::error_of([&] { Model::load(path); });
+    EXPECT_NE(error.find(path), std::string::npos) << error;
+    EXPECT_NE(error.find(what), std::string::npos) << error;
+  }
+
+  std::string dir_;
+};
+
+// Logits of a short prompt through one forward pass.
+std::vector<float> prompt_logits(const std::string& path, ForwardKind kind) {
+  const Engine engine = Engine::load(path);
+  PagedKvCache cache(kv_cache_config(engine.model().config(), KvType::F32, KvType::F32, 16, 64));
+  const std::vector<int32_t> prompt{1, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310};
+  const SequenceChunk chunk{cache.create_sequence(), prompt};
+  const auto logits = engine.forward(kind).run(cache, std::span(&chunk, 1), false, nullptr);
+  return {logits.begin(), logits.end()};
+}
+
+// Llama 3.2's converter writes factor 32, low/high frequency factors 1/4,
+// original context 8192: short wavelengths keep their frequency, long ones
+// are divided by 32, those between blend. (The preset's head size and
+// theta, fewer and narrower layers.)
+TEST_F(Architectures, Llama3RopeFreqsAreWrittenAndRead) {
+  const Model m = Model::load(write("llama-3.2-1b", test::tiny_config("llama-3.2-1b", 128, 64, 256, 512), "llama-3.2"));
+  EXPECT_EQ(m.config().llama3_rope_factor, 32.0f);
+  const std::span<const float> divisors = m.weights().rope_freqs;
+  ASSERT_EQ(divisors.size(), 32u);
+  EXPECT_EQ(divisors.front(), 1.0f);
+  EXPECT_EQ(divisors.back(), 32.0f);
+  EXPECT_TRUE(std::is_sorted(divisors.begin(), divisors.end()));
+  EXPECT_TRUE(std::any_of(divisors.begin(), divisors.end(), [](float d) { return d > 1 && d < 32; }));
+}
+
+// Both passes read the divisors: without them the same file gives other logits.
+TEST_F(Architectures, RopeFreqsChangeTheLogitsOfBothPasses) {
+  const std::string with = write("tiny-llama-3", "with");
+  const std::string without = rewrite(with, "without", {{}, [](const std::string& name, std::span<std::byte> bytes) {
+                                        if (name != "rope_freqs.weight") return;
+                                        for (size_t i = 0; i < bytes.size(); i += sizeof(float)) test::poke(bytes, i, 1.0f);
+                                      }});
+  for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast})
+    EXPECT_NE(prompt_logits(with, kind), prompt_logits(without, kind));
+}
+
+// A copy of the file with one more f32 tensor of n zeros.
+void add_vector(const std::string& from, const std::string& to, const std::string& name, size_t n) {
+  const gguf::GgufFile in = gguf::GgufFile::open(from);
+  gguf::GgufWriter out(in.alignment());
+  for (const auto& [key, value] : in.metadata()) out.set(key, value);
+  for (const gguf::TensorInfo& t : in.tensors())
+    out.add_tensor(t.name, t.type, t.shape, std::vector<std::byte>(t.data, t.data + t.size_bytes));
+  out.add_tensor(name, TensorType::F32, {n}, std::vector<std::byte>(n * sizeof(float)));
+  out.write(to);
+}
+
+TEST_F(Architectures, UnreadTensorsAreRefusedByName) {
+  const std::string path = dir_ + "/bias.gguf";
+  add_vector(write("tiny-llama-3", "base"), path, "blk.0.attn_output.bias", 64);
+  expect_refused(path, "tensor blk.0.attn_output.bias is not part of the llama model");
+}
+
+TEST_F(Architectures, RopeScalingFromMetadataIsRefused) {
+  const std::string base = write("tiny-llama-3", "base");
+  expect_refused(rewrite(base, "yarn", {{{"llama.rope.scaling.type", gguf::Value::str("yarn")}}, {}}),
+                 "RoPE scaling type (llama.rope.scaling.type) = yarn is not supported");
+  expect_refused(rewrite(base, "linear", {{{"llama.rope.scaling.type", gguf::Value::str("linear")},
+                                           {"llama.rope.scaling.factor", gguf::Value::f32(4.0f)}},
+                                          {}}),
+                 "RoPE scaling factor (llama.rope.scaling.factor) = 4");
+  EXPECT_NO_THROW(Model::load(rewrite(base, "none", {{{"llama.rope.scaling.type", gguf::Value::str("none")}}, {}})));
+}
+
+TEST_F(Architectures, RopeFreqsMustBePositive) {
+  const std::string path = rewrite(write("tiny-llama-3", "base"), "zero", {{}, [](const std::string& name, std::span<std::byte> bytes) {
+                                     if (name == "rope_freqs.weight") test::poke(bytes, 4, 0.0f);
+                                   }});
+  expect_refused(path, "tensor rope_freqs.weight: divisor 0");
+}
+
+}  // namespace
+}  // namespace pdbench
