@@ -143,6 +143,9 @@ struct PreparedRun {
   std::map<std::string, std::string> file_of;  // weight_type -> model file
   std::map<std::string, LoadedModel> models;   // by file; nodes stay put, Generators refer to them
   std::map<std::string, std::shared_ptr<Generator>> generators;
+  // Load cases with the same model, KV settings, slots and longest request
+  // share one: a sweep of rates allocates its cache once, not per rate.
+  std::map<std::string, std::shared_ptr<BatchGenerator>> load_batchers;
   std::vector<PreparedCase> cases;
   std::vector<const Engine*> engine_of;  // per prepared case
 };
@@ -187,7 +190,12 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
   p.generator = generator_for(file, m.engine, c, p.capacity, run.generators);
   // A batch's options.context is one sequence's.
   if (c.is_load()) {
-    p.batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, case_tokens(c)), c.load.max_concurrency);
+    const std::string key = file + "/" + c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(c.kv_block) + "/" +
+                            std::to_string(case_tokens(c)) + "/" + std::to_string(c.load.max_concurrency);
+    auto& batcher = run.load_batchers[key];
+    if (!batcher)
+      batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, case_tokens(c)), c.load.max_concurrency);
+    p.batcher = batcher;
     prepare_load(scenario, *m.prompts, p);
   } else if (c.batch > 1)
     p.batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, c.prompt_tokens + c.output_tokens),
