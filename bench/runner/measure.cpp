@@ -43,7 +43,10 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
 // arrival. The steps are every request's token gaps (kv_length: its
 // position), so ITL pools all of them.
 RunResult run_load(const PreparedCase& c) {
-  const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals);
+  // A stop request abandons the run at the next step, as a single request's at its next token.
+  const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals, nullptr, [&] {
+    if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
+  });
   RunResult r;
   r.wall_ms = run.wall_ms;
   std::vector<double> ttft, prefill, decode, e2e, queue;

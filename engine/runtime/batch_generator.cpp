@@ -66,7 +66,7 @@ BatchGenerator::BatchGenerator(const Engine& engine, const GeneratorOptions& opt
 }
 
 BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms,
-                             BatchClock* clock_in) {
+                             BatchClock* clock_in, const std::function<void()>& after_step) {
   if (!arrival_ms.empty() && arrival_ms.size() != requests.size())
     throw Error("batch: " + std::to_string(arrival_ms.size()) + " arrival times for " +
                 std::to_string(requests.size()) + " requests");
@@ -106,6 +106,15 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
   size_t reserved_blocks = 0;  // blocks the active requests will need in all
   auto blocks_of = [&](size_t i) { return cache_.blocks_for(prompts[i].size() + requests[i].max_new_tokens - 1); };
   clock.start();
+  // What after_step throws ends the run with the cache as it found it.
+  struct FreeOnThrow {
+    PagedKvCache& cache;
+    std::vector<Slot>& active;
+    ~FreeOnThrow() {
+      if (std::uncaught_exceptions() > 0)
+        for (const Slot& s : active) cache.free_sequence(s.seq);
+    }
+  } free_on_throw{cache_, active};
 
   while (!waiting.empty() || !active.empty()) {
     // Admit arrived requests while a slot is free and the cache holds them.
@@ -125,6 +134,7 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
     }
     if (active.empty()) {  // nothing in flight: wait for the next arrival
       clock.wait_until_ms(arrival(waiting.front()));
+      if (after_step) after_step();
       continue;
     }
     std::vector<SequenceChunk> chunks;
@@ -181,6 +191,7 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
     out.step_batch.push_back(active.size());
     out.step_prefill_tokens.push_back(prefill_tokens);
     active = std::move(still);
+    if (after_step) after_step();
   }
   out.wall_ms = clock.now_ms();
   return out;

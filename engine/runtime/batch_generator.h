@@ -6,6 +6,7 @@
 // finished request frees its blocks at once and a waiting one joins at the
 // next step.
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -43,8 +44,10 @@ class BatchGenerator {
   // With nothing in flight the run waits for the next arrival. One that
   // could never fit is an Error before anything runs. Beam search is not
   // batched (Error).
+  // `after_step`, when given, runs after every step (and every wait for an
+  // arrival); what it throws ends the run, every sequence freed.
   BatchRun run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms = {},
-               BatchClock* clock = nullptr);
+               BatchClock* clock = nullptr, const std::function<void()>& after_step = {});
 
   // The shared cache: between runs every block is free again.
   const PagedKvCache& cache() const { return cache_; }

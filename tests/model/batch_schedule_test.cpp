@@ -53,10 +53,13 @@ struct Fixture {
   FakeForward forward{clock, engine.model().config().vocab};
 
   BatchRun run(size_t slots, const std::vector<GenerateRequest>& requests, const std::vector<double>& arrivals) {
+    return batcher(slots).run(requests, arrivals, &clock);
+  }
+
+  BatchGenerator batcher(size_t slots) {
     GeneratorOptions options;
     options.context = 64;
-    BatchGenerator batch(engine, options, slots, &forward);
-    return batch.run(requests, arrivals, &clock);
+    return BatchGenerator(engine, options, slots, &forward);
   }
 };
 
@@ -113,6 +116,22 @@ TEST(BatchSchedule, SlotsGoInArrivalOrder) {
   EXPECT_DOUBLE_EQ(run.results[1].timings.queue_ms, 0);
   EXPECT_DOUBLE_EQ(run.results[2].timings.queue_ms, 6);  // the first step: 2 + 2x2 prompt tokens
   EXPECT_DOUBLE_EQ(run.results[2].timings.ttft_ms, 10);
+}
+
+// A stop between steps (the runner's interruption) ends the run with every
+// sequence freed, and the next run has the whole cache.
+TEST(BatchSchedule, WhatAfterStepThrowsEndsTheRunWithTheCacheFree) {
+  Fixture f;
+  BatchGenerator batch = f.batcher(2);
+  const std::vector<GenerateRequest> requests{request(4, 8), request(4, 8), request(4, 8)};
+  const std::vector<double> at_once{0, 0, 0};
+  size_t steps = 0;
+  EXPECT_THROW(batch.run(requests, at_once, &f.clock, [&] {
+    if (++steps == 3) throw std::runtime_error("stop");
+  }),
+               std::runtime_error);
+  EXPECT_EQ(batch.cache().pool().free_blocks(), batch.cache().pool().capacity_blocks());
+  EXPECT_EQ(batch.run(requests, at_once, &f.clock).results[2].ids.size(), 8u);
 }
 
 }  // namespace
