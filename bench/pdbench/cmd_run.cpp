@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/pdbench/commands.h"
+#include "bench/pdbench/load_flags.h"
 #include "bench/pdbench/options.h"
 #include "bench/pdbench/results_table.h"
 #include "bench/pdbench/stop_signals.h"
@@ -40,25 +41,9 @@ struct RunArgs {
   bool list_only = false;
   std::string db;
   size_t decode_delay_us = 0;
+  LoadFlags load;
   std::string command_line;
 };
-
-template <class T>
-void override_axis(runner::Axis<T>& axis, const std::vector<T>& values) {
-  if (values.empty()) return;
-  axis.values = values;
-  axis.line = 0;  // errors then name the command line
-}
-
-template <class T>
-std::string list(const std::vector<T>& values) {
-  std::string out;
-  for (const auto& v : values) {
-    if (!out.empty()) out += ",";
-    if constexpr (std::is_same_v<T, std::string>) out += v; else out += std::to_string(v);
-  }
-  return out;
-}
 
 // The settings as a command line: recorded in meta.json, and the "scenario
 // text" of a run without a file (so --resume checks the same settings).
@@ -79,6 +64,7 @@ std::string describe(const RunArgs& a) {
   add("--cache-type-k", list(a.cache_type_k));
   add("--cache-type-v", list(a.cache_type_v));
   add("--prompt-source", a.prompt_source);
+  describe_load_flags(a.load, add);
   if (a.repetitions > 0) add("-r", std::to_string(a.repetitions));
   if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
   if (a.decode_delay_us > 0) add("--test-decode-delay-us", std::to_string(a.decode_delay_us));
@@ -138,6 +124,7 @@ void run(const RunArgs& a) {
     override_axis(axes->kv_type_k, a.cache_type_k);
     override_axis(axes->kv_type_v, a.cache_type_v);
   }
+  apply_load_flags(a.load, s);
   for (const auto& name : a.sampling)
     if (!s.strategies.contains(name)) throw Error("run: --sampling " + name + " names no strategy");
   if (a.repetitions > 0) s.repetitions = a.repetitions;
@@ -208,6 +195,7 @@ void register_run(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--cache-type-v", args->cache_type_v, "V cache element types: f32, f16, bf16, q8_0 (also -ctv)")
       ->delimiter(',');
+  add_load_flags(*cmd, args->load);
   cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(counting_number());
   cmd->add_option_function<size_t>(
       "--warmup-max", [args](size_t n) {

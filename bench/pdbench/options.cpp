@@ -3,6 +3,9 @@
 #include <omp.h>
 
 #include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <cstdint>
@@ -13,6 +16,12 @@
 #include "engine/util/regular_file.h"
 
 namespace pdbench::cli {
+
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 CLI::Validator whole_number_u64() {
   return CLI::Validator(
@@ -84,17 +93,53 @@ void expand_value(std::string_view item, const std::string& flag, uint64_t min, 
 
 }  // namespace
 
-void add_number_list(CLI::App& cmd, const std::string& names, std::vector<size_t>& values, uint64_t min,
-                     const std::string& help) {
+namespace {
+
+// A comma-separated option: every item through `append(item, flag, values)`.
+template <class T, class Append>
+void add_list_option(CLI::App& cmd, const std::string& names, std::vector<T>& values, const std::string& help,
+                     Append append) {
   const std::string flag = names.substr(names.rfind(',') + 1);
   cmd.add_option_function<std::vector<std::string>>(
          names,
-         [&values, flag, min](const std::vector<std::string>& items) {
+         [&values, flag, append](const std::vector<std::string>& items) {
            values.clear();
-           for (const std::string& item : items) expand_value(item, flag, min, values);
+           for (const std::string& item : items) append(item, flag, values);
          },
-         help + " (a list: 128,512, or llama-bench's ranges: 128-1024*2, 64-256+64)")
+         help)
       ->delimiter(',');
+}
+
+// One real number of a list, in `range`.
+void append_real(const std::string& item, const std::string& flag, RealRange range, std::vector<double>& out) {
+  if (range.infinite && item == "inf") {
+    out.push_back(std::numeric_limits<double>::infinity());
+    return;
+  }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+  const bool number = !item.empty() && ec == std::errc{} && end == item.data() + item.size() && std::isfinite(v);
+  if (!number || v < range.min || (!range.min_inclusive && v == range.min) || v > range.max)
+    throw Error(flag + ": '" + item + "': expected a number " + (range.min_inclusive ? "at least " : "above ") +
+                short_number(range.min) + " and at most " + short_number(range.max) + (range.infinite ? ", or inf" : ""));
+  out.push_back(v);
+}
+
+}  // namespace
+
+void add_number_list(CLI::App& cmd, const std::string& names, std::vector<size_t>& values, uint64_t min,
+                     const std::string& help) {
+  add_list_option(cmd, names, values, help + " (a list: 128,512, or llama-bench's ranges: 128-1024*2, 64-256+64)",
+                  [min](const std::string& item, const std::string& flag, std::vector<size_t>& out) {
+                    expand_value(item, flag, min, out);
+                  });
+}
+
+void add_real_list(CLI::App& cmd, const std::string& names, std::vector<double>& values, RealRange range,
+                   const std::string& help) {
+  add_list_option(cmd, names, values, help, [range](const std::string& item, const std::string& flag, std::vector<double>& out) {
+    append_real(item, flag, range, out);
+  });
 }
 
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts) {

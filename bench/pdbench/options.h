@@ -1,7 +1,12 @@
 #pragma once
 // Options several subcommands share, registered on a CLI11 subcommand.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bench/runner/axis.h"
 
 #include "engine/runtime/generator.h"
 
@@ -32,6 +37,45 @@ CLI::Validator counting_number();
 // (128-1024*2 is 128,256,512,1024); a bad item is an Error naming the flag.
 void add_number_list(CLI::App& cmd, const std::string& names, std::vector<size_t>& values, uint64_t min,
                      const std::string& help);
+
+// A comma-separated option of real numbers into values, each above `min`
+// (or at least it, when min_inclusive) and at most `max`, or "inf" where
+// infinite allows it; a bad item is an Error naming the flag.
+struct RealRange {
+  double min = 0;
+  bool min_inclusive = false;
+  double max = 1e12;
+  bool infinite = false;
+};
+void add_real_list(CLI::App& cmd, const std::string& names, std::vector<double>& values, RealRange range,
+                   const std::string& help);
+
+// A number as short as %g writes it: 0.5, 2, 1e+06.
+std::string short_number(double v);
+
+// A command-line list in place of a scenario axis (none given: the axis stays).
+template <class T>
+void override_axis(runner::Axis<T>& axis, const std::vector<T>& values) {
+  if (values.empty()) return;
+  axis.values = values;
+  axis.line = 0;  // errors then name the command line
+}
+
+// A list as its flag takes it: 128,512 (inf for an infinite number).
+template <class T>
+std::string list(const std::vector<T>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += ",";
+    if constexpr (std::is_same_v<T, std::string>)
+      out += v;
+    else if constexpr (std::is_floating_point_v<T>)
+      out += std::isinf(v) ? std::string("inf") : short_number(v);
+    else
+      out += std::to_string(v);
+  }
+  return out;
+}
 
 // -m, --tokenizer, -t and --forward: the model and how it runs.
 void add_model_file_options(CLI::App& cmd, ModelOptions& opts);

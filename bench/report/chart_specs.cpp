@@ -9,6 +9,7 @@
 #include <set>
 
 #include "bench/report/cases.h"
+#include "bench/report/load_charts.h"
 
 namespace pdbench::report {
 
@@ -552,8 +553,10 @@ Chart roofline_chart(const Context& ctx) {
 
 std::vector<Chart> build_charts(const std::vector<RunData>& runs) {
   const Context ctx{runs, varying_axes(runs), runs.size() > 1};
-  return {ttft_chart(ctx),   prefill_rate_chart(ctx),    decode_steps_chart(ctx), latency_throughput_chart(ctx),
-          kv_chart(ctx),     ops_chart(ctx),             roofline_chart(ctx)};
+  std::vector<Chart> charts = {ttft_chart(ctx), prefill_rate_chart(ctx), decode_steps_chart(ctx),
+                               latency_throughput_chart(ctx), kv_chart(ctx), ops_chart(ctx), roofline_chart(ctx)};
+  for (Chart& c : load_charts(runs)) charts.push_back(std::move(c));
+  return charts;
 }
 
 }  // namespace pdbench::report

@@ -39,6 +39,37 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
   return r;
 }
 
+// A load case's requests through continuous batching, each from its
+// arrival. The steps are every request's token gaps (kv_length: its
+// position), so ITL pools all of them.
+RunResult run_load(const PreparedCase& c) {
+  // A stop request abandons the run at the next step, as a single request's at its next token.
+  const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals, nullptr, [&] {
+    if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
+  });
+  RunResult r;
+  r.wall_ms = run.wall_ms;
+  std::vector<double> ttft, prefill, decode, e2e, queue;
+  for (size_t i = 0; i < run.results.size(); ++i) {
+    const GenerationResult& g = run.results[i];
+    r.requests.push_back({c.load_arrivals[i], g.prompt_ids.size(), c.load_requests[i].max_new_tokens, g.ids.size(),
+                          g.timings});
+    r.generated += g.ids.size();
+    for (size_t k = 0; k < g.timings.step_ms.size(); ++k)
+      r.steps.push_back({k + 1, g.prompt_ids.size() + k + 1, g.timings.step_ms[k], g.timings.step_ms[k]});
+    ttft.push_back(g.timings.ttft_ms);
+    prefill.push_back(g.timings.prefill_ms);
+    decode.push_back(g.timings.decode_ms);
+    e2e.push_back(g.timings.e2e_ms);
+    queue.push_back(g.timings.queue_ms);
+  }
+  r.timings = {0, median(prefill), median(ttft), median(decode), median(e2e), {}, median(queue)};
+  r.prefill = run.prefill_ops;
+  r.decode = run.decode_ops;
+  r.kv_bytes_allocated = c.batcher->cache().pool().bytes_allocated();
+  return r;
+}
+
 }  // namespace
 
 RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token) {
@@ -51,6 +82,7 @@ RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()
   request.max_new_tokens = c.spec.output_tokens;
   request.sampling = c.sampling;
   request.ignore_stop = true;
+  if (c.spec.is_load()) return run_load(c);
   if (c.spec.batch > 1) return run_batch(c, std::move(request));
   RunResult r;
   std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step
@@ -102,7 +134,7 @@ WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tol
 
 MemoryPeaks probe_memory(const PreparedCase& c, RssHighWater& rss, size_t run) {
   MemoryPeaks peaks;
-  if (c.spec.batch > 1) return peaks;
+  if (c.spec.batch > 1 || c.spec.is_load()) return peaks;
   rss.reset();
   run_once(c, run, [&] {
     peaks.prefill_kib = rss.peak_kib();

@@ -30,12 +30,17 @@ struct PreparedCase {
   // Kept across repetitions (and shared by cases with the same KV settings)
   // so its cache is allocated and touched once, outside any timing.
   std::shared_ptr<Generator> generator;
-  // batch > 1: that many copies of the request through continuous batching.
+  // batch > 1: that many copies of the request through continuous batching;
+  // a load case: its requests, max_concurrency at a time.
   std::shared_ptr<BatchGenerator> batcher;
   // Set (to a signal number) when the run must stop: a run in progress is
   // abandoned at its next token (RunInterrupted).
   const std::atomic<int>* stop = nullptr;
   size_t decode_delay_us = 0;    // test-only: a busy wait inside each timed decode step (a slowed build)
+  // A load case's requests and their arrival times (ms), the same in every
+  // run: drawn from [load] seed when the case is prepared.
+  std::vector<GenerateRequest> load_requests;
+  std::vector<double> load_arrivals;
 
   const PromptInput& prompt(size_t run) const { return prompts[prompts.size() == 1 ? 0 : run]; }
 };
@@ -58,6 +63,15 @@ struct StepPoint {
   double forward_ms;
 };
 
+// One request of a load run (Timings' definitions, from its arrival).
+struct RequestSample {
+  double arrival_ms = 0;
+  size_t prompt_tokens = 0;
+  size_t output_tokens = 0;  // asked for
+  size_t generated = 0;
+  Timings timings;
+};
+
 struct RunResult {
   Timings timings;
   size_t generated = 0;
@@ -67,6 +81,10 @@ struct RunResult {
   OpProfile decode;
   size_t kv_bytes_allocated = 0;
   size_t kv_bytes_used = 0;
+  // A load case: every request, and the run's wall time from its start to
+  // the last request's end. timings then holds the medians over requests.
+  std::vector<RequestSample> requests;
+  double wall_ms = 0;
 };
 
 // Out of run_once when a stop was requested mid-run: the run is abandoned.

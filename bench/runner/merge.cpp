@@ -101,6 +101,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
     merged.samples.rows.insert(merged.samples.rows.end(), r.samples.rows.begin(), r.samples.rows.end());
     merged.steps.rows.insert(merged.steps.rows.end(), r.steps.rows.begin(), r.steps.rows.end());
     merged.ops.rows.insert(merged.ops.rows.end(), r.ops.rows.begin(), r.ops.rows.end());
+    merged.requests.rows.insert(merged.requests.rows.end(), r.requests.rows.begin(), r.requests.rows.end());
     cases += m.value("cases", size_t{0});
     finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();
     if (m.value("started_at", std::string()) < meta.value("started_at", std::string())) meta["started_at"] = m["started_at"];
@@ -111,6 +112,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   sort_rows(merged.samples, {"case_index", "rep"});
   sort_rows(merged.steps, {"case_index", "rep", "step"});
   sort_rows(merged.ops, {"case_index", "rep"});
+  sort_rows(merged.requests, {"case_index", "rep", "request"});
   meta["cases"] = cases;
   meta["shard"] = "merged";
   meta["merged_from"] = shards;

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "bench/runner/load_results.h"
 #include "bench/runner/stats.h"
 #include "engine/util/error.h"
 
@@ -16,35 +17,45 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kCaseColumns = {
-    "case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads",     "batch",
-    "kv_type_k",  "kv_type_v", "kv_block",    "kv_capacity",   "kv_cache",      "weight_type", "sampling",
-    "shared_prefix_tokens", "prefix_sharing", "trace_row", "arrival"};
-
-// The files a run writes; a temporary one is FILE.tmp.XXXXXX (AtomicFile).
-const std::vector<std::string> kResultFiles = {"samples.csv", "steps.csv", "ops.csv", "summary.csv", "meta.json"};
-constexpr size_t kTempSuffixLength = std::string_view(".tmp.XXXXXX").size();
-
-// Metrics summarized per case: (column prefix, samples column or "" for the
-// pooled step times).
-const std::vector<std::pair<std::string, std::string>> kTimeMetrics = {
-    {"tokenize", "tokenize_ms"}, {"prefill", "prefill_ms"}, {"ttft", "ttft_ms"}, {"decode", "decode_ms"},
-    {"e2e", "e2e_ms"},           {"tpot", "tpot_ms"},       {"itl", ""}};
-
-// A memory reading, empty when there is none (0).
-std::string kib(long value) { return value > 0 ? std::to_string(value) : std::string(); }
-
 std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
 }
 
+const std::vector<std::string> kCaseColumns =
+    with({"case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k",
+          "kv_type_v", "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "shared_prefix_tokens",
+          "prefix_sharing", "trace_row", "arrival"},
+         load_case_columns());
+
+// The files a run writes; a temporary one is FILE.tmp.XXXXXX (AtomicFile).
+const std::vector<std::string> kResultFiles = {"samples.csv", "steps.csv",   "ops.csv",
+                                               "requests.csv", "summary.csv", "meta.json"};
+constexpr size_t kTempSuffixLength = std::string_view(".tmp.XXXXXX").size();
+
+// Metrics summarized per case: column prefix, samples column ("" for the
+// pooled step times), and requests column a load case pools instead ("":
+// over runs as any case).
+struct TimeMetric {
+  std::string prefix;
+  std::string samples_column;
+  std::string requests_column;
+};
+const std::vector<TimeMetric> kTimeMetrics = {
+    {"tokenize", "tokenize_ms", ""}, {"prefill", "prefill_ms", "prefill_ms"}, {"ttft", "ttft_ms", "ttft_ms"},
+    {"decode", "decode_ms", "decode_ms"}, {"e2e", "e2e_ms", "e2e_ms"}, {"tpot", "tpot_ms", "tpot_ms"},
+    {"itl", "", ""}, {"queue", "queue_ms", "queue_ms"}};
+
+// A memory reading, empty when there is none (0).
+std::string kib(long value) { return value > 0 ? std::to_string(value) : std::string(); }
+
 std::vector<std::string> case_cells(const Case& c) {
-  return {std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
-          std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
-          c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
-          c.sampling, std::to_string(c.shared_prefix_tokens), c.prefix_sharing, std::to_string(c.trace_row),
-          c.arrival};
+  return with({std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
+               std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
+               c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
+               c.sampling, std::to_string(c.shared_prefix_tokens), c.prefix_sharing, std::to_string(c.trace_row),
+               c.arrival},
+              load_case_cells(c));
 }
 
 double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {
@@ -81,8 +92,10 @@ const std::vector<std::string>& samples_columns() {
       with(kCaseColumns, {"rep", "warmup_runs", "warmup_stable", "prompt_input", "prefix_hit_tokens",
                           "generated_tokens", "tokenize_ms", "prefill_ms", "ttft_ms", "decode_ms", "e2e_ms",
                           "tpot_ms", "itl_median_ms", "prefill_tok_s", "kv_bytes_allocated", "kv_bytes_used",
-                          "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"});
-  return columns;
+                          "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib",
+                          "queue_ms"});
+  static const auto all = with(columns, load_sample_columns());
+  return all;
 }
 
 const std::vector<std::string>& steps_columns() {
@@ -98,26 +111,33 @@ const std::vector<std::string>& ops_columns() {
   return columns;
 }
 
+const std::vector<std::string>& requests_columns() {
+  static const auto columns = with({"case_index", "case_id", "rep", "request"}, requests_value_columns());
+  return columns;
+}
+
 const std::vector<std::string>& summary_columns() {
   static const auto columns = [] {
     auto c = with(kCaseColumns, {"samples", "warmup_runs", "warmup_stable", "prompt_input", "prefix_hit_tokens"});
-    for (const auto& [metric, source] : kTimeMetrics)
+    for (const TimeMetric& m : kTimeMetrics)
       for (const char* stat : {"median_ms", "mean_ms", "stddev_ms", "cv_pct", "p50_ms", "p90_ms", "p99_ms",
                                "ci95_lo_ms", "ci95_hi_ms"})
-        c.push_back(metric + "_" + stat);
-    return with(c, {"prefill_median_tok_s", "decode_median_tok_s", "decode_aggregate_median_tok_s",
-                    "kv_bytes_allocated", "kv_bytes_used", "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib",
-                    "rss_decode_peak_kib"});
+        c.push_back(m.prefix + "_" + stat);
+    c = with(c, {"prefill_median_tok_s", "decode_median_tok_s", "decode_aggregate_median_tok_s", "kv_bytes_allocated",
+                 "kv_bytes_used", "weights_bytes", "peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"});
+    return with(c, load_summary_columns());
   }();
   return columns;
 }
 
-Results empty_results() { return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}}; }
+Results empty_results() {
+  return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}, {requests_columns(), {}}};
+}
 
 Results load_results(const std::string& dir) {
   Results r = empty_results();
   const std::vector<std::pair<Table*, std::string>> files = {
-      {&r.samples, "samples.csv"}, {&r.steps, "steps.csv"}, {&r.ops, "ops.csv"}};
+      {&r.samples, "samples.csv"}, {&r.steps, "steps.csv"}, {&r.ops, "ops.csv"}, {&r.requests, "requests.csv"}};
   for (const auto& [table, name] : files) {
     const std::string path = (fs::path(dir) / name).string();
     if (!fs::exists(path)) continue;
@@ -130,7 +150,7 @@ Results load_results(const std::string& dir) {
   // runs are measured again.
   std::set<std::pair<std::string, std::string>> runs;
   for (const auto& row : r.samples.rows) runs.insert(run_key(r.samples, row));
-  for (Table* t : {&r.steps, &r.ops})
+  for (Table* t : {&r.steps, &r.ops, &r.requests})
     std::erase_if(t->rows, [&](const auto& row) { return !runs.contains(run_key(*t, row)); });
   return r;
 }
@@ -152,7 +172,9 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
        t.prefill_ms > 0 ? csv_number(1000.0 * prompt / t.prefill_ms) : "",
        std::to_string(run.kv_bytes_allocated), std::to_string(run.kv_bytes_used),
        std::to_string(context.weights_bytes), std::to_string(context.peak_rss_kib), kib(context.memory.prefill_kib),
-       kib(context.memory.decode_kib)}));
+       kib(context.memory.decode_kib), c.spec.is_load() ? csv_number(t.queue_ms) : ""}));
+  results.samples.rows.back() = with(results.samples.rows.back(), load_sample_cells(c.spec, run, context.sla));
+  append_requests(results.requests, c.spec, rep, run, context.sla);
   const std::string index = std::to_string(c.spec.index);
   for (const StepPoint& s : run.steps)
     results.steps.rows.push_back({index, c.spec.id, std::to_string(rep), std::to_string(s.step),
@@ -177,11 +199,31 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
     }
 }
 
-Table summary_table(const Table& samples, const Table& steps) {
-  struct Group {
-    std::vector<const std::vector<std::string>*> rows;
-    std::vector<double> itl;
-  };
+namespace {
+
+// One case's rows in the results files.
+struct Group {
+  std::vector<const std::vector<std::string>*> rows;
+  std::vector<const std::vector<std::string>*> requests;  // a load case's
+  std::vector<double> itl;
+};
+
+// The values a metric summarizes: the pooled steps, a load case's requests,
+// or one per run.
+std::vector<double> metric_values(const TimeMetric& m, const Group& g, const Table& samples, const Table& requests) {
+  if (m.samples_column.empty()) return g.itl;
+  std::vector<double> values;
+  const bool pooled = !g.requests.empty() && !m.requests_column.empty();
+  const Table& t = pooled ? requests : samples;
+  const std::string& column = pooled ? m.requests_column : m.samples_column;
+  for (const auto* r : pooled ? g.requests : g.rows)
+    if (!(*r)[t.column(column)].empty()) values.push_back(cell_number(t, *r, column));
+  return values;
+}
+
+}  // namespace
+
+Table summary_table(const Table& samples, const Table& steps, const Table& requests) {
   std::map<std::pair<size_t, std::string>, Group> groups;  // by (case_index, case_id)
   const size_t id_col = samples.column("case_id");
   for (const auto& row : samples.rows)
@@ -189,6 +231,11 @@ Table summary_table(const Table& samples, const Table& steps) {
   for (const auto& row : steps.rows) {
     const auto it = groups.find({static_cast<size_t>(cell_number(steps, row, "case_index")), row[steps.column("case_id")]});
     if (it != groups.end()) it->second.itl.push_back(cell_number(steps, row, "step_ms"));
+  }
+  for (const auto& row : requests.rows) {
+    const auto it =
+        groups.find({static_cast<size_t>(cell_number(requests, row, "case_index")), row[requests.column("case_id")]});
+    if (it != groups.end()) it->second.requests.push_back(&row);
   }
   Table out{summary_columns(), {}};
   for (const auto& [key, g] : groups) {
@@ -206,17 +253,16 @@ Table summary_table(const Table& samples, const Table& steps) {
     row.insert(row.end(), {std::to_string(g.rows.size()), csv_number(warmup_runs), stable ? "1" : "0",
                            first[samples.column("prompt_input")], csv_number(median(hits))});
     std::map<std::string, double> medians;
-    for (const auto& [metric, source] : kTimeMetrics) {
-      std::vector<double> values = source.empty() ? g.itl : std::vector<double>{};
-      if (!source.empty())
-        for (const auto* r : g.rows)
-          if (!(*r)[samples.column(source)].empty()) values.push_back(cell_number(samples, *r, source));
+    std::map<std::string, std::string> p99s;
+    for (const TimeMetric& m : kTimeMetrics) {
+      const std::vector<double> values = metric_values(m, g, samples, requests);
       if (values.empty()) {
         row.insert(row.end(), 9, "");
         continue;
       }
       const Summary s = summarize(values);
-      medians[metric] = s.median;
+      medians[m.prefix] = s.median;
+      p99s[m.prefix] = csv_number(s.p99);
       row.insert(row.end(), {csv_number(s.median), csv_number(s.mean), csv_number(s.stddev), csv_number(s.cv_pct),
                              csv_number(s.p50), csv_number(s.p90), csv_number(s.p99), csv_number(s.ci95_lo),
                              csv_number(s.ci95_hi)});
@@ -235,17 +281,19 @@ Table summary_table(const Table& samples, const Table& steps) {
       row.push_back(first[samples.column(col)]);
     for (const char* col : {"peak_rss_kib", "rss_prefill_peak_kib", "rss_decode_peak_kib"})
       row.push_back(largest(samples, g.rows, col));
+    row = with(row, load_summary_cells(samples, g.rows, p99s["ttft"], p99s["tpot"]));
     out.rows.push_back(std::move(row));
   }
   return out;
 }
 
 void write_results(const std::string& dir, const Results& results) {
-  // samples.csv after the files it indexes: a run it lists has its steps and ops.
+  // samples.csv after the files it indexes: a run it lists has its steps, ops and requests.
   write_csv((fs::path(dir) / "steps.csv").string(), results.steps);
   write_csv((fs::path(dir) / "ops.csv").string(), results.ops);
+  write_csv((fs::path(dir) / "requests.csv").string(), results.requests);
   write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
-  write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps));
+  write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps, results.requests));
 }
 
 void remove_stale_temporaries(const std::string& dir) {

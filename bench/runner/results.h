@@ -1,8 +1,8 @@
 #pragma once
 // The results folder: samples.csv (one row per case x repetition),
 // steps.csv (each decode step against its KV length), ops.csv (per-op time,
-// FLOPs and bytes per phase), summary.csv (statistics per case) and
-// meta.json. Column lists live here only; docs/RESULTS.md documents them
+// FLOPs and bytes per phase), requests.csv (every request of a load case's
+// runs), summary.csv (statistics per case) and meta.json. Column lists live here only; docs/RESULTS.md documents them
 // and a test checks the two agree.
 #include <optional>
 #include <string>
@@ -18,12 +18,14 @@ namespace pdbench::runner {
 const std::vector<std::string>& samples_columns();
 const std::vector<std::string>& steps_columns();
 const std::vector<std::string>& ops_columns();
+const std::vector<std::string>& requests_columns();
 const std::vector<std::string>& summary_columns();
 
 struct Results {
   Table samples;
   Table steps;
   Table ops;
+  Table requests;
 };
 
 Results empty_results();
@@ -37,15 +39,17 @@ struct RunContext {
   long peak_rss_kib = 0;
   MemoryPeaks memory;  // this case's probe (probe_memory)
   std::optional<Limits> limits;
+  Sla sla;  // a load case's goodput counts the requests within it
 };
 void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmUp& warmup, const RunResult& run,
                 const RunContext& context);
 
-// Statistics per case from the raw samples and steps, ordered by case_index.
-Table summary_table(const Table& samples, const Table& steps);
+// Statistics per case from the raw samples, steps and requests, ordered by
+// case_index. A load case's latencies pool every request of every run.
+Table summary_table(const Table& samples, const Table& steps, const Table& requests);
 
-// Writes the four CSV files, each atomically, samples.csv after steps.csv
-// and ops.csv.
+// Writes the five CSV files, each atomically, samples.csv after steps.csv,
+// ops.csv and requests.csv.
 void write_results(const std::string& dir, const Results& results);
 // Deletes the temporary files (NAME.tmp.XXXXXX) of results files that a
 // process killed while writing left in dir.

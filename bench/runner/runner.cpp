@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/runner/folder_lock.h"
+#include "bench/runner/load_requests.h"
 #include "bench/runner/measure.h"
 #include "bench/runner/meta_json.h"
 #include "bench/runner/models.h"
@@ -142,6 +143,9 @@ struct PreparedRun {
   std::map<std::string, std::string> file_of;  // weight_type -> model file
   std::map<std::string, LoadedModel> models;   // by file; nodes stay put, Generators refer to them
   std::map<std::string, std::shared_ptr<Generator>> generators;
+  // Load cases with the same model, KV settings, slots and longest request
+  // share one: a sweep of rates allocates its cache once, not per rate.
+  std::map<std::string, std::shared_ptr<BatchGenerator>> load_batchers;
   std::vector<PreparedCase> cases;
   std::vector<const Engine*> engine_of;  // per prepared case
 };
@@ -173,7 +177,9 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
                  nullptr,
                  nullptr,
                  options.stop,
-                 options.decode_delay_us};
+                 options.decode_delay_us,
+                 {},
+                 {}};
   if (c.shared_prefix_tokens == 0) {
     p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
   } else {
@@ -183,7 +189,15 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
   }
   p.generator = generator_for(file, m.engine, c, p.capacity, run.generators);
   // A batch's options.context is one sequence's.
-  if (c.batch > 1)
+  if (c.is_load()) {
+    const std::string key = file + "/" + c.kv_type_k + "/" + c.kv_type_v + "/" + std::to_string(c.kv_block) + "/" +
+                            std::to_string(case_tokens(c)) + "/" + std::to_string(c.load.max_concurrency);
+    auto& batcher = run.load_batchers[key];
+    if (!batcher)
+      batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, case_tokens(c)), c.load.max_concurrency);
+    p.batcher = batcher;
+    prepare_load(scenario, *m.prompts, p);
+  } else if (c.batch > 1)
     p.batcher = std::make_shared<BatchGenerator>(m.engine, generator_options(c, c.prompt_tokens + c.output_tokens),
                                                  c.batch);
   return p;
@@ -260,7 +274,7 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
   const RunNumbers numbers{scenario.warmup_max};
   std::vector<WarmUp> warmups(run.cases.size());
   std::vector<MemoryPeaks> memory(run.cases.size());
-  RunContext context{0, GemmPrecision::F32, 0, {}, limits};
+  RunContext context{0, GemmPrecision::F32, 0, {}, limits, scenario.sla};
   // Each flush fsyncs four files, which can cost more than a small run: flush
   // at most every kFlushSeconds and whenever a case completes, so an
   // interruption loses at most that much work.
@@ -311,7 +325,7 @@ size_t model_context(const Scenario& scenario) {
 
 size_t longest_case(const std::vector<Case>& cases) {
   size_t longest = 0;
-  for (const Case& c : cases) longest = std::max(longest, c.context_depth + c.prompt_tokens + c.output_tokens);
+  for (const Case& c : cases) longest = std::max(longest, case_tokens(c));
   return longest;
 }
 
@@ -325,11 +339,13 @@ std::vector<Case> checked_cases(const Scenario& scenario, Shard shard) {
   const size_t context = model_context(scenario);
   const size_t longest = longest_case(all);
   for (const Case& c : all) {
-    const size_t needed = c.context_depth + c.prompt_tokens + c.output_tokens;
+    const size_t needed = case_tokens(c);  // a load case's longest request
     const size_t capacity = case_capacity(c, longest, context);
     if (needed <= capacity) continue;
     const std::string where = c.trace_row > 0 ? scenario.trace + ":" + std::to_string(c.trace_row) : scenario.path;
-    throw Error(where + ": case " + c.id + ": context_depth + prompt_tokens + output_tokens = " +
+    throw Error(where + ": case " + c.id +
+                (c.is_load() ? ": its longest request's prompt + output tokens = "
+                             : ": context_depth + prompt_tokens + output_tokens = ") +
                 std::to_string(needed) + " exceeds the " +
                 (c.kv_capacity > 0 ? "kv_capacity of " + std::to_string(capacity)
                                    : "model's context length of " + std::to_string(context)) +
@@ -379,7 +395,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     report.cases_complete += complete_case(plan.results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
   if (report.complete) meta["finished_at"] = utc_now();
   write_file_atomic(meta_path, meta.dump(2) + "\n");
-  report.summary = summary_table(plan.results.samples, plan.results.steps);
+  report.summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
   return report;
 }
 

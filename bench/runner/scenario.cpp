@@ -6,6 +6,7 @@
 #include <limits>
 #include <toml++/toml.h>
 
+#include "bench/runner/load_reader.h"
 #include "bench/runner/scenario_limits.h"
 #include "engine/attention/kv_type.h"
 #include "engine/model/synthetic_model.h"
@@ -199,10 +200,12 @@ class Reader {
   }
 
   void sweep(const toml::table& t, SweepAxes& out) const {
-    only_keys(t, "sweep",
-              {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k", "kv_type_v",
-               "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "shared_prefix_tokens",
-               "prefix_sharing"});
+    std::vector<std::string> keys = {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch",
+                                     "kv_type_k", "kv_type_v", "kv_block", "kv_capacity", "kv_cache",
+                                     "weight_type", "sampling", "shared_prefix_tokens", "prefix_sharing"};
+    keys.insert(keys.end(), load_axis_keys().begin(), load_axis_keys().end());
+    only_keys(t, "sweep", keys);
+    read_load_axes(*this, t, out.load);
     if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1, kMaxTokens);
     if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1, kMaxTokens);
     if (const auto* n = t.get("context_depth")) count_axis(*n, "context_depth", out.context_depth, 0, kMaxTokens);
@@ -286,7 +289,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     throw Error(where(s, static_cast<int>(e.source().begin.line)) + ": " + std::string(e.description()));
   }
   Reader r(s, fs::path(path).parent_path().string());
-  r.only_keys(root, "", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling"});
+  r.only_keys(root, "", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla"});
   if (const auto* n = root.get("name")) s.name = r.string(*n, "name");
   if (const auto* n = root.get("description")) s.description = r.string(*n, "description");
   if (const auto* n = root.get("trace")) {
@@ -300,6 +303,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("prompt")) r.prompt(r.table(*n, "prompt"));
   if (const auto* n = root.get("measure")) r.measure(r.table(*n, "measure"));
   if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
+  if (const auto* n = root.get("load")) read_load_table(r, r.table(*n, "load"), s.load_options);
+  if (const auto* n = root.get("sla")) read_sla_table(r, r.table(*n, "sla"), s.sla);
   if (const auto* n = root.get("sweep")) {
     if (const toml::array* tables = n->as_array()) {  // [[sweep]]: one product per table
       for (size_t i = 0; i < tables->size(); ++i) {
@@ -342,6 +347,7 @@ void require_supported(const Scenario& s) {
   auto unsupported = [&](int line, const std::string& key, const std::string& value, const std::string& why) {
     throw Error(where(s, line) + ": key '" + key + "' = " + value + " is not supported yet (" + why + ")");
   };
+  check_load(s);
   for (const SweepAxes* axes : s.sweeps()) {
     require_prefix_in_prompt(s, *axes);
     for (size_t v : axes->batch.values)

@@ -8,18 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/runner/axis.h"
+#include "bench/runner/load.h"
 #include "bench/runner/trace.h"
 #include "engine/sampling/sampling_params.h"
 
 namespace pdbench::runner {
-
-// The values of one axis and the line they were set on (0: a default or a
-// command-line override).
-template <class T>
-struct Axis {
-  std::vector<T> values;
-  int line = 0;
-};
 
 enum class PromptSource { Corpus, Random };
 
@@ -42,6 +36,7 @@ struct SweepAxes {
   Axis<size_t> shared_prefix_tokens{{0}};
   // "on": a run reuses the cached K/V of the previous run's common prefix.
   Axis<std::string> prefix_sharing{{"off"}};
+  LoadAxes load;  // serving-style load (load.h)
 };
 
 // The scenario's own axes are [sweep], or the first of several [[sweep]]
@@ -68,6 +63,10 @@ struct Scenario : SweepAxes {
   PromptSource prompt_source = PromptSource::Corpus;
   std::string corpus;  // empty: the bundled scenarios/corpus/stories.txt
   uint64_t prompt_seed = 1;
+
+  // [load] and [sla]
+  LoadOptions load_options;
+  Sla sla;
 
   // [measure]
   size_t repetitions = 9;

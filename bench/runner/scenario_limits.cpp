@@ -56,15 +56,22 @@ TableSize table_size(const Scenario& s, const SweepAxes& a) {
   const double others = count(a.threads) * count(a.kv_type_k) * count(a.kv_type_v) * count(a.kv_block) *
                         count(a.kv_capacity) * count(a.kv_cache) * count(a.weight_type) * count(a.sampling) *
                         count(a.shared_prefix_tokens) * count(a.prefix_sharing);
+  // A load setting sends its requests in one run, a case without load one.
+  const std::vector<LoadSetting> loads = load_settings(a.load);
+  double requests = 0;
+  for (const LoadSetting& l : loads)
+    requests += !s.load_options.timing.empty() ? 1.0 : l.active() ? expected_requests(l) : 1.0;
+  if (!s.load_options.timing.empty()) pairs = 1;  // the trace's rows are one case's requests
   TableSize t;
-  t.cases = pairs * count(a.context_depth) * count(a.batch) * others;
-  // Sum over the product of (depth + prompt + output) x batch.
-  t.tokens_per_run = (pair_tokens * count(a.context_depth) + pairs * sum(a.context_depth)) * sum(a.batch) * others;
+  t.cases = pairs * count(a.context_depth) * count(a.batch) * others * static_cast<double>(loads.size());
+  // Sum over the product of (depth + prompt + output) x batch x requests.
+  t.tokens_per_run =
+      (pair_tokens * count(a.context_depth) + pairs * sum(a.context_depth)) * sum(a.batch) * others * requests;
   const std::vector<double> sizes = {pairs,           count(a.context_depth), count(a.threads),
                                      count(a.batch),  count(a.kv_type_k),     count(a.kv_type_v),
                                      count(a.kv_block), count(a.kv_capacity), count(a.kv_cache),
                                      count(a.weight_type), count(a.sampling), count(a.shared_prefix_tokens),
-                                     count(a.prefix_sharing)};
+                                     count(a.prefix_sharing), static_cast<double>(loads.size())};
   for (double n : sizes)
     if (n > 1) t.product += (t.product.empty() ? "" : " x ") + std::to_string(static_cast<long long>(n));
   return t;
@@ -96,7 +103,8 @@ void check_scenario_size(const Scenario& s) {
                 products + "); the limit is " + readable_count(kMaxCases));
   if (tokens > kMaxScenarioTokens)
     throw Error(s.path + ": " + tables + (one ? " asks for " : " ask for ") + readable_count(tokens) +
-                " tokens in all (context depth + prompt + output, times batch, over " + readable_count(runs) +
+                " tokens in all (context depth + prompt + output, times batch or a load case's requests, over " +
+                readable_count(runs) +
                 " runs per case); the limit is " + readable_count(kMaxScenarioTokens));
 }
 

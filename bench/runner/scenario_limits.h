@@ -27,6 +27,7 @@ void check_scenario_limits(std::string_view text, const std::string& path);
 inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // per prompt, output, depth, block or capacity
 inline constexpr int64_t kMaxThreads = 4096;
 inline constexpr int64_t kMaxBatch = 4096;
+inline constexpr int64_t kMaxRequests = int64_t{1} << 20;  // per run of a load case
 
 struct Scenario;
 

@@ -1,5 +1,6 @@
 #include "bench/runner/sweep.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -20,21 +21,57 @@ std::string case_id(const Case& c) {
   if (c.weight_type != "file") id += "_w" + c.weight_type;
   if (c.shared_prefix_tokens != 0) id += "_pre" + std::to_string(c.shared_prefix_tokens);
   if (c.prefix_sharing != "off") id += "_share";
-  return id + "_" + c.sampling;
+  return id + load_id(c.load) + "_" + c.sampling;
 }
+
+size_t case_tokens(const Case& c) {
+  return c.context_depth + max_length(c.load.prompt_dist, c.load.prompt_spread, c.prompt_tokens) +
+         max_length(c.load.output_dist, c.load.output_spread, c.output_tokens);
+}
+
+namespace {
+
+// The (prompt, output) pairs a table's cases run: the trace's rows, one pair
+// of the longest row's lengths for a timed trace (its rows are one case's
+// requests), or every pair of the two axes.
+std::vector<TraceRow> length_pairs(const Scenario& s, const SweepAxes& a) {
+  std::vector<TraceRow> lengths;
+  if (!s.load_options.timing.empty()) {
+    TraceRow longest;
+    for (const TraceRow& row : s.trace_rows.rows) {
+      longest.prompt_tokens = std::max(longest.prompt_tokens, row.prompt_tokens);
+      longest.output_tokens = std::max(longest.output_tokens, row.output_tokens);
+    }
+    lengths.push_back(longest);
+  } else if (!s.trace_rows.rows.empty()) {
+    lengths = s.trace_rows.rows;
+  } else {
+    for (size_t p : a.prompt_tokens.values)
+      for (size_t n : a.output_tokens.values) lengths.push_back({0, p, n, ""});
+  }
+  return lengths;
+}
+
+// The table's load settings; with a timed trace each sends the trace's rows.
+std::vector<LoadSetting> table_load(const Scenario& s, const SweepAxes& a) {
+  std::vector<LoadSetting> settings = load_settings(a.load);
+  if (!s.load_options.timing.empty())
+    for (LoadSetting& l : settings) {
+      l.trace_timing = s.load_options.timing;
+      l.requests = s.trace_rows.rows.size();
+    }
+  return settings;
+}
+
+}  // namespace
 
 std::vector<Case> expand(const Scenario& s) {
   check_scenario_size(s);
   std::vector<Case> cases;
   std::set<std::string> ids;
   for (const SweepAxes* a : s.sweeps()) {
-    std::vector<TraceRow> lengths;  // the trace's rows, or every (prompt, output) pair
-    if (!s.trace_rows.rows.empty())
-      lengths = s.trace_rows.rows;
-    else
-      for (size_t p : a->prompt_tokens.values)
-        for (size_t n : a->output_tokens.values) lengths.push_back({0, p, n, ""});
-    for (const TraceRow& len : lengths)
+    const std::vector<LoadSetting> loads = table_load(s, *a);
+    for (const TraceRow& len : length_pairs(s, *a))
       for (size_t d : a->context_depth.values)
         for (size_t t : a->threads.values)
           for (size_t b : a->batch.values)
@@ -46,12 +83,13 @@ std::vector<Case> expand(const Scenario& s) {
                       for (const auto& w : a->weight_type.values)
                         for (const auto& smp : a->sampling.values)
                           for (size_t shared : a->shared_prefix_tokens.values)
-                            for (const auto& share : a->prefix_sharing.values) {
-                              Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
-                                     cap, cache, w, smp, shared, share, len.line, len.arrival};
-                              c.id = case_id(c);
-                              if (ids.insert(c.id).second) cases.push_back(std::move(c));
-                            }
+                            for (const auto& share : a->prefix_sharing.values)
+                              for (const LoadSetting& load : loads) {
+                                Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
+                                       cap, cache, w, smp, shared, share, len.line, len.arrival, load};
+                                c.id = case_id(c);
+                                if (ids.insert(c.id).second) cases.push_back(std::move(c));
+                              }
   }
   return cases;
 }

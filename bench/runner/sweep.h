@@ -27,16 +27,28 @@ struct Case {
   std::string prefix_sharing;       // "on": reuse the previous run's cached prefix
   size_t trace_row = 0;  // the trace's CSV line this case replays; 0 without a trace
   std::string arrival;   // that row's arrival time as the trace gives it
+  // A load case's requests, arrivals and slots (load.h); for one, prompt and
+  // output_tokens are the lengths' centre, or with a timed trace the
+  // longest row's.
+  LoadSetting load;
+
+  bool is_load() const { return load.active(); }
 };
 
+// The most positions one request of the case can need: depth + the
+// longest prompt + the longest output its distributions draw.
+size_t case_tokens(const Case& c);
+
 // Axes in the order of Case's fields; the last one varies fastest. With a
-// trace, its rows (in file order) replace prompt_tokens x output_tokens.
+// trace, its rows (in file order) replace prompt_tokens x output_tokens, or
+// with [load] timing make one load case of all the rows.
 // Several [[sweep]] tables: their products in order, each case once (a
 // case_id already made by an earlier table is skipped).
 std::vector<Case> expand(const Scenario& scenario);
 
 // "p128_n64_d0_t2_greedy" plus a part for each setting off its default
-// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, pre48, share), led by "r7_" for
+// (b4, kf16, vf16, blk16, cap4096, nocache, wq8_0, pre48, share, then a
+// load case's load_id: q64_r2_c4 ...), led by "r7_" for
 // a trace's line 7 (rows may repeat lengths); the same values
 // always give the same id, whatever else the scenario sweeps.
 std::string case_id(const Case& c);

@@ -28,4 +28,11 @@ const std::vector<std::string>& trace_arrival_columns();  // TIMESTAMP, arrival_
 // missing column, an empty trace, or a length that is not an integer >= 1.
 Trace read_trace(const std::string& path);
 
+// Each row's arrival in ms from the earliest row's: arrival_ms in ms,
+// arrival_s in seconds, TIMESTAMP and arrival_time a number of ms or a
+// date-time "YYYY-MM-DD HH:MM:SS[.fraction]" (the Azure traces'). Throws
+// pdbench::Error naming PATH:LINE for a cell that is neither, and when the
+// trace has no arrival column.
+std::vector<double> trace_arrival_ms(const Trace& trace, const std::string& path);
+
 }  // namespace pdbench::runner

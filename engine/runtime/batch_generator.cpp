@@ -6,7 +6,6 @@
 #include <exception>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "engine/util/error.h"
 
@@ -55,21 +54,25 @@ std::vector<int32_t> sample_each(std::vector<Slot>& active, std::span<const floa
 
 }  // namespace
 
-BatchGenerator::BatchGenerator(const Engine& engine, const GeneratorOptions& options, size_t max_batch)
+BatchGenerator::BatchGenerator(const Engine& engine, const GeneratorOptions& options, size_t max_batch,
+                               Forward* forward)
     : engine_(engine),
       options_(options),
+      forward_(forward != nullptr ? *forward : engine.forward(options.forward)),
       max_batch_(max_batch),
       context_(context_tokens(options, engine.model().config())),
       cache_(kv_cache_config(options, engine.model().config(), max_batch)) {
   if (max_batch == 0) throw Error("batch: the batch size must be at least 1");
 }
 
-BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms) {
+BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms,
+                             BatchClock* clock_in, const std::function<void()>& after_step) {
   if (!arrival_ms.empty() && arrival_ms.size() != requests.size())
     throw Error("batch: " + std::to_string(arrival_ms.size()) + " arrival times for " +
                 std::to_string(requests.size()) + " requests");
   const Tokenizer& tok = engine_.tokenizer();
-  Forward& forward = engine_.forward(options_.forward);
+  SteadyBatchClock steady;
+  BatchClock& clock = clock_in != nullptr ? *clock_in : steady;
   const size_t vocab = engine_.model().config().vocab;
   // Every request is checked before anything runs.
   std::vector<std::vector<int32_t>> prompts;
@@ -102,11 +105,21 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
   std::vector<Slot> active;
   size_t reserved_blocks = 0;  // blocks the active requests will need in all
   auto blocks_of = [&](size_t i) { return cache_.blocks_for(prompts[i].size() + requests[i].max_new_tokens - 1); };
-  const auto start = Clock::now();
+  clock.start();
+  // What after_step throws ends the run with the cache as it found it.
+  struct FreeOnThrow {
+    PagedKvCache& cache;
+    std::vector<Slot>& active;
+    ~FreeOnThrow() {
+      if (std::uncaught_exceptions() > 0)
+        for (const Slot& s : active) cache.free_sequence(s.seq);
+    }
+  } free_on_throw{cache_, active};
 
   while (!waiting.empty() || !active.empty()) {
     // Admit arrived requests while a slot is free and the cache holds them.
-    while (!waiting.empty() && active.size() < max_batch_ && arrival(waiting.front()) <= ms_since(start) &&
+    const double admit_ms = clock.now_ms();
+    while (!waiting.empty() && active.size() < max_batch_ && arrival(waiting.front()) <= admit_ms &&
            reserved_blocks + blocks_of(waiting.front()) <= cache_.pool().capacity_blocks()) {
       const size_t i = waiting.front();
       waiting.pop_front();
@@ -120,25 +133,26 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
       active.push_back(std::move(s));
     }
     if (active.empty()) {  // nothing in flight: wait for the next arrival
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(arrival(waiting.front()) - ms_since(start)));
+      clock.wait_until_ms(arrival(waiting.front()));
+      if (after_step) after_step();
       continue;
     }
     std::vector<SequenceChunk> chunks;
-    bool prefills = false;
+    size_t prefill_tokens = 0;
     for (const Slot& s : active) {
       chunks.push_back(s.prefilled ? SequenceChunk{s.seq, std::span(&s.history.back(), 1)}
                                    : SequenceChunk{s.seq, std::span(s.history)});
-      prefills = prefills || !s.prefilled;
+      if (!s.prefilled) prefill_tokens += s.history.size();
     }
     step_ops.reset();
-    const auto step_start = Clock::now();
-    const auto logits = forward.run(cache_, chunks, false, &step_ops);
+    const double step_start = clock.now_ms();
+    const auto logits = forward_.run(cache_, chunks, false, &step_ops);
     std::vector<int32_t> ids;
     {
       ScopedOp op(&step_ops, Op::Sampling, -1);
       ids = sample_each(active, logits, vocab);
     }
-    const double now = ms_since(start);
+    const double now = clock.now_ms();
     std::vector<Slot> still;
     for (size_t c = 0; c < active.size(); ++c) {
       Slot& s = active[c];
@@ -146,8 +160,9 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
       GenerationResult& res = out.results[s.index];
       const int32_t id = ids[c];
       if (!s.prefilled) {
+        res.timings.queue_ms = step_start - s.arrival_ms;
         res.timings.ttft_ms = now - s.arrival_ms;
-        res.timings.prefill_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
+        res.timings.prefill_ms = now - step_start;
       } else {
         res.timings.step_ms.push_back(now - s.last_token_ms);
       }
@@ -171,12 +186,14 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
       cache_.free_sequence(s.seq);
       reserved_blocks -= blocks_of(s.index);
     }
-    out.step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - step_start).count());
-    (prefills ? out.prefill_ops : out.decode_ops).merge(step_ops);
+    out.step_ms.push_back(clock.now_ms() - step_start);
+    (prefill_tokens > 0 ? out.prefill_ops : out.decode_ops).merge(step_ops);
     out.step_batch.push_back(active.size());
+    out.step_prefill_tokens.push_back(prefill_tokens);
     active = std::move(still);
+    if (after_step) after_step();
   }
-  out.wall_ms = ms_since(start);
+  out.wall_ms = clock.now_ms();
   return out;
 }
 

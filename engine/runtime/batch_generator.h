@@ -6,10 +6,12 @@
 // finished request frees its blocks at once and a waiting one joins at the
 // next step.
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "engine/profile/op_profile.h"
+#include "engine/runtime/batch_clock.h"
 #include "engine/runtime/generator.h"
 
 namespace pdbench {
@@ -18,6 +20,7 @@ struct BatchRun {
   std::vector<GenerationResult> results;  // in request order
   std::vector<double> step_ms;            // every forward step, with its sampling
   std::vector<size_t> step_batch;         // sequences in flight at each step
+  std::vector<size_t> step_prefill_tokens;  // prompt tokens each step prefilled
   double wall_ms = 0;
   // Per-op time of the steps that prefill at least one prompt, and of those
   // that only decode (sampling included).
@@ -28,16 +31,23 @@ struct BatchRun {
 class BatchGenerator {
  public:
   // options.context is the context of ONE sequence; the cache holds
-  // max_batch of them.
-  BatchGenerator(const Engine& engine, const GeneratorOptions& options, size_t max_batch);
+  // max_batch of them. `forward`, when given, runs in place of the
+  // engine's pass of options.forward (a test's fake with a known cost).
+  BatchGenerator(const Engine& engine, const GeneratorOptions& options, size_t max_batch, Forward* forward = nullptr);
 
   // Runs every request, each with its own sampling settings and seed.
   // arrival_ms (empty: all at 0) is when each request arrives, from the
-  // start of the run; TTFT counts from arrival. A request joins when a batch
-  // slot is free and the cache can hold its prompt and all its new tokens;
-  // until then it waits. One that could never fit is an Error before
-  // anything runs. Beam search is not batched (Error).
-  BatchRun run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms = {});
+  // start of the run by `clock` (null: the steady clock); TTFT counts from
+  // arrival. A request joins at the first step that starts after it arrived
+  // with a batch slot free and cache room for its prompt and all its new
+  // tokens, in order of arrival; until then it waits (Timings::queue_ms).
+  // With nothing in flight the run waits for the next arrival. One that
+  // could never fit is an Error before anything runs. Beam search is not
+  // batched (Error).
+  // `after_step`, when given, runs after every step (and every wait for an
+  // arrival); what it throws ends the run, every sequence freed.
+  BatchRun run(std::span<const GenerateRequest> requests, std::span<const double> arrival_ms = {},
+               BatchClock* clock = nullptr, const std::function<void()>& after_step = {});
 
   // The shared cache: between runs every block is free again.
   const PagedKvCache& cache() const { return cache_; }
@@ -45,6 +55,7 @@ class BatchGenerator {
  private:
   const Engine& engine_;
   GeneratorOptions options_;
+  Forward& forward_;
   size_t max_batch_;
   size_t context_;
   PagedKvCache cache_;

@@ -44,6 +44,10 @@ struct Timings {
   double decode_ms = 0;   // first token to last token
   double e2e_ms = 0;
   std::vector<double> step_ms;  // each decode step (forward + sampling)
+  // Continuous batching only: arrival to the start of the first step the
+  // request runs in (waiting for a slot, cache room or the step in flight);
+  // TTFT counts it, prefill_ms does not.
+  double queue_ms = 0;
 };
 
 struct GenerationResult {

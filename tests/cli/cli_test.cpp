@@ -319,6 +319,31 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   std::filesystem::remove_all(dir);
 }
 
+// The load flags: bad values named by their flag, impossible combinations
+// named like a scenario's keys, before any work; a good set lists its cases.
+TEST(Cli, LoadFlagsAreCheckedAndSweep) {
+  const std::string run = "run -m " + quote(test::model_path("stories260K.gguf")) + " -p 8 -n 4 --list ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--requests 4 --request-rate -1", "--request-rate: '-1': expected a number above 0 and at most 1e+12, or inf"},
+      {"--requests 4 --max-concurrency 0", "--max-concurrency: '0': values start at 1"},
+      {"--requests 4 --sla ttft_ms=500", "--sla: 'ttft_ms=500': the limit needs a percentile: ttft_p99_ms or tpot_p99_ms"},
+      {"--requests 4 --sla ttft_p99_ms=0", "--sla: 'ttft_p99_ms=0': the limit must be a number of milliseconds above 0"},
+      {"--request-rate 2", "command line: key 'request_rate' needs 'requests' or 'duration_s'"},
+      {"--requests 4 -b 2", "command line: key 'requests' makes a load case, which sets its batch slots"},
+      {"--duration-s 5", "command line: key 'duration_s' needs a finite request_rate"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = pdbench(run + args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(message), std::string::npos) << args << "\nstderr: " << r.err;
+  }
+  const CommandResult ok = pdbench(run + "--requests 6 --request-rate 1,inf --max-concurrency 2,4 --sla tpot_p99_ms=30");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("p8_n4_d0_t0_q6_r1_c2_greedy"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("p8_n4_d0_t0_q6_rinf_c4_greedy"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("4 cases"), std::string::npos) << ok.out;
+}
+
 TEST(Cli, HelpTeachesEachSubcommand) {
   for (const char* sub : {"generate", "tokenize", "explain", "perplexity"}) {
     const CommandResult r = pdbench(std::string(sub) + " --help");

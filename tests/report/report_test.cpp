@@ -47,6 +47,21 @@ std::set<std::string> runs_in(const json& spec) {
 const std::set<std::string> kChartIds{"ttft", "prefill-rate", "decode-steps", "latency-throughput",
                                       "kv-bytes", "ops", "roofline"};
 
+// Load cases add their section: latency percentiles and goodput against
+// the request rate, a point per case and percentile (or measure).
+TEST(Report, LoadCasesDrawLatencyAndGoodputAgainstRate) {
+  const std::string dir = test::temp_dir("report-load");
+  const std::string html_path = dir + "/out/load.html";
+  write_report({{fixture("load")}, html_path, ""});
+  const auto specs = embedded_specs(read_text(html_path));
+  ASSERT_TRUE(specs.contains("load-latency"));
+  ASSERT_TRUE(specs.contains("load-goodput"));
+  EXPECT_EQ(specs.at("load-latency")["data"]["values"].size(), 4u * 6);  // 4 cases x TTFT/TPOT p50/p90/p99
+  EXPECT_EQ(specs.at("load-goodput")["data"]["values"].size(), 4u * 2);  // goodput and throughput
+  for (const auto& d : specs.at("load-latency")["data"]["values"]) EXPECT_GT(d["ms"].get<double>(), 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Report, HtmlEmbedsEveryChartWithData) {
   const std::string dir = test::temp_dir("report-html");
   const std::string html_path = dir + "/out/a.html";

@@ -65,6 +65,7 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_EQ(read_csv(options.out_dir + "/samples.csv").columns, docs["samples.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/steps.csv").columns, docs["steps.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/ops.csv").columns, docs["ops.csv"]);
+  EXPECT_EQ(read_csv(options.out_dir + "/requests.csv").columns, docs["requests.csv"]);
   // summary.csv: the case columns, then METRIC_STAT for every pair, then the rest.
   std::vector<std::string> summary = docs["summary.csv"];
   const auto& metrics = docs["summary metrics"];
@@ -105,6 +106,46 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_TRUE(meta["fingerprint"].contains("cpu"));
   // A second run into the same folder needs --resume.
   EXPECT_THROW(run_scenario(s, options, nullptr), Error);
+  fs::remove_all(dir);
+}
+
+// A load case: five requests of mixed prompt lengths, two slots, arriving
+// at 200/s; every request of both runs in requests.csv, its token gaps in
+// steps.csv, and the summary pooling them.
+TEST(Run, LoadCaseMeasuresEveryRequest) {
+  const std::string dir = test::temp_dir("load-run");
+  const std::string text = "[model]\npath = \"" + test::model_path("stories260K.gguf") +
+                           "\"\n[measure]\nrepetitions = 2\nwarmup_max = 0\n[sla]\nttft_p99_ms = 60000\n"
+                           "[sweep]\nprompt_tokens = 12\noutput_tokens = 4\nthreads = 1\nrequests = 5\n"
+                           "request_rate = 200\nmax_concurrency = 2\nprompt_dist = \"uniform\"\nprompt_spread = 0.5\n";
+  std::ofstream(dir + "/load.toml") << text;
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  const RunReport report = run_scenario(load_scenario(dir + "/load.toml"), options, nullptr);
+  EXPECT_TRUE(report.complete);
+  const Table requests = read_csv(options.out_dir + "/requests.csv");
+  ASSERT_EQ(requests.rows.size(), 10u);
+  size_t gaps = 0;
+  std::set<std::string> prompts;
+  for (const auto& row : requests.rows) {
+    EXPECT_EQ(row[requests.column("generated_tokens")], "4");
+    EXPECT_GE(std::stod(row[requests.column("queue_ms")]), 0.0);
+    EXPECT_GE(std::stod(row[requests.column("ttft_ms")]), std::stod(row[requests.column("queue_ms")]));
+    prompts.insert(row[requests.column("prompt_tokens")]);
+    gaps += 3;
+  }
+  EXPECT_GT(prompts.size(), 1u);  // lengths drawn per request
+  EXPECT_EQ(read_csv(options.out_dir + "/steps.csv").rows.size(), gaps);
+  const Table samples = read_csv(options.out_dir + "/samples.csv");
+  ASSERT_EQ(samples.rows.size(), 2u);
+  EXPECT_EQ(samples.rows[0][samples.column("requests_sent")], "5");
+  EXPECT_EQ(samples.rows[0][samples.column("case_id")], "p12_n4_d0_t1_q5_r200_c2_puniform0.5_greedy");
+  const Table sum = read_csv(options.out_dir + "/summary.csv");
+  ASSERT_EQ(sum.rows.size(), 1u);
+  EXPECT_FALSE(sum.rows[0][sum.column("queue_p99_ms")].empty());
+  EXPECT_FALSE(sum.rows[0][sum.column("goodput_median_req_s")].empty());
+  EXPECT_EQ(sum.rows[0][sum.column("sla_ttft_p99_ms")], "60000");
+  EXPECT_NE(sum.rows[0][sum.column("sla_met")], "");
   fs::remove_all(dir);
 }
 

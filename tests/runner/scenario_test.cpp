@@ -185,8 +185,8 @@ TEST(ScenarioSize, TooManyTokensIsRefused) {
   // 1000 cases of 2^24-token prompts, 13 runs each.
   const std::string text = kModel + "[sweep]\nprompt_tokens = 16777216\noutput_tokens = 1\nbatch = " +
                            values_1_to(1000);
-  EXPECT_NE(expand_error(text).find("tokens in all (context depth + prompt + output, times batch, over 20 runs per "
-                                    "case); the limit is 10000000000"),
+  EXPECT_NE(expand_error(text).find("tokens in all (context depth + prompt + output, times batch or a load case's requests, over 20 runs "
+                                    "per case); the limit is 10000000000"),
             std::string::npos)
       << expand_error(text);
   EXPECT_EQ(expand_error(kModel + "[sweep]\nprompt_tokens = [16, 64]\nbatch = [1, 8]\n"), "");

@@ -1,0 +1,129 @@
+#include "bench/report/load_charts.h"
+
+#include <cmath>
+#include <string>
+
+#include "bench/report/cases.h"
+
+namespace pdbench::report {
+
+namespace {
+
+using json = nlohmann::json;
+
+// "4 slots", with the run's label in front when there are several runs.
+std::string slots_label(const RunData& run, const Row& row, bool multi_run) {
+  const std::string slots = cell(run.summary, row, "max_concurrency") + " slots";
+  return multi_run ? run.label + " · " + slots : slots;
+}
+
+// The summary rows of load cases sent at a finite rate (inf has no place
+// on a rate axis), each as the datum every load chart starts from.
+json load_rows(const std::vector<RunData>& runs) {
+  json rows = json::array();
+  for (const RunData& run : runs) {
+    if (!has_column(run.summary, "request_rate")) continue;  // a folder from before load cases
+    for (const Row& row : run.summary.rows) {
+      const double rate = number(run.summary, row, "request_rate");
+      if (!std::isfinite(rate)) continue;
+      rows.push_back({{"run", run.label},
+                      {"case_id", cell(run.summary, row, "case_id")},
+                      {"request_rate", rate},
+                      {"slots", slots_label(run, row, runs.size() > 1)},
+                      {"row", &row - run.summary.rows.data()}});
+    }
+  }
+  return rows;
+}
+
+const RunData& run_of(const std::vector<RunData>& runs, const json& datum) {
+  for (const RunData& run : runs)
+    if (run.label == datum["run"]) return run;
+  return runs.front();
+}
+
+// Lines over the request rate (log axis): y, colored by one field and
+// dashed by another, a line per case detail.
+struct RateLines {
+  std::string y, y_title;
+  json y_scale;
+  std::string color, color_title, dash, dash_title;
+};
+
+json rate_lines_spec(const std::string& title, const json& values, const RateLines& l) {
+  json spec = base_spec(title);
+  spec["data"] = {{"values", values}};
+  spec["mark"] = {{"type", "line"}, {"strokeWidth", 2}, {"point", {{"size", 50}, {"filled", true}}}};
+  spec["encoding"] = {
+      {"x", {{"field", "request_rate"}, {"type", "quantitative"}, {"title", "request rate (requests/s)"},
+             {"scale", {{"type", "log"}}}}},
+      {"y", {{"field", l.y}, {"type", "quantitative"}, {"title", l.y_title}, {"scale", l.y_scale}}},
+      {"color", {{"field", l.color}, {"type", "nominal"}, {"title", l.color_title}}},
+      {"strokeDash", {{"field", l.dash}, {"type", "nominal"}, {"title", l.dash_title}}},
+      {"detail", {{"field", "case_id"}, {"type", "nominal"}}},
+      {"tooltip", json::array({{{"field", "case_id"}, {"title", "case"}}, value_field("request_rate", "rate (requests/s)"),
+                               {{"field", l.color}, {"title", l.color_title}}, {{"field", l.dash}, {"title", l.dash_title}},
+                               value_field(l.y, l.y_title)})}};
+  return spec;
+}
+
+Chart latency_chart(const std::vector<RunData>& runs, const json& rows) {
+  json values = json::array();
+  for (const json& r : rows) {
+    const RunData& run = run_of(runs, r);
+    const Row& row = run.summary.rows[r["row"].get<size_t>()];
+    for (const char* metric : {"ttft", "tpot"})
+      for (const char* p : {"p50", "p90", "p99"}) {
+        const double ms = number(run.summary, row, std::string(metric) + "_" + p + "_ms");
+        if (!std::isfinite(ms)) continue;
+        json d = {{"run", r["run"]}, {"case_id", r["case_id"]}, {"request_rate", r["request_rate"]},
+                  {"slots", r["slots"]}, {"ms", ms}};
+        d["latency"] = std::string(metric == std::string("ttft") ? "TTFT " : "TPOT ") + p;
+        values.push_back(std::move(d));
+      }
+  }
+  const std::string title = "Latency percentiles vs request rate";
+  const json spec = rate_lines_spec(title, values,
+                                    {"ms", "latency over every request (ms)", {{"type", "log"}}, "latency", "percentile",
+                                     "slots", "max_concurrency"});
+  return {"load-latency", "Serving load", title,
+          "summary.csv: p50, p90 and p99 of TTFT and TPOT over every request of every run of a load case, against "
+          "its request rate; one line per percentile and slot count.",
+          spec, ""};
+}
+
+Chart goodput_chart(const std::vector<RunData>& runs, const json& rows) {
+  json values = json::array();
+  bool any_sla = false;
+  for (const json& r : rows) {
+    const RunData& run = run_of(runs, r);
+    const Row& row = run.summary.rows[r["row"].get<size_t>()];
+    const double goodput = number(run.summary, row, "goodput_median_req_s");
+    any_sla = any_sla || std::isfinite(goodput);
+    for (const auto& [series, column] : {std::pair{"goodput", "goodput_median_req_s"},
+                                         std::pair{"throughput", "request_throughput_median_req_s"}}) {
+      const double v = number(run.summary, row, column);
+      if (std::isfinite(v))
+        values.push_back({{"run", r["run"]}, {"case_id", r["case_id"]}, {"request_rate", r["request_rate"]},
+                          {"slots", r["slots"]}, {"req_s", v}, {"measure", series}});
+    }
+  }
+  const std::string title = "Goodput vs request rate";
+  const json spec = rate_lines_spec(title, values,
+                                    {"req_s", "requests/s, median over runs", json::object(), "slots", "max_concurrency",
+                                     "measure", "measure"});
+  return {"load-goodput", "Serving load", title,
+          "summary.csv: requests/s within the [sla] limits (goodput) and all requests/s (throughput) against the "
+          "request rate; one color per slot count.",
+          spec, any_sla ? "" : "No [sla] limits: only the request throughput is drawn."};
+}
+
+}  // namespace
+
+std::vector<Chart> load_charts(const std::vector<RunData>& runs) {
+  const json rows = load_rows(runs);
+  if (rows.empty()) return {};
+  return {latency_chart(runs, rows), goodput_chart(runs, rows)};
+}
+
+}  // namespace pdbench::report

@@ -1,0 +1,14 @@
+#pragma once
+// A load case's requests, made once when the case is prepared (outside any
+// timing): arrival times from its rate or its trace, lengths from its
+// distributions or its trace's rows, prompts from the scenario's source.
+#include "bench/runner/measure.h"
+#include "bench/runner/prompts.h"
+#include "bench/runner/scenario.h"
+
+namespace pdbench::runner {
+
+// Fills p.load_requests and p.load_arrivals for p.spec, a load case.
+void prepare_load(const Scenario& scenario, const PromptMaker& prompts, PreparedCase& p);
+
+}  // namespace pdbench::runner
