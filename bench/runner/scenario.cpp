@@ -25,7 +25,13 @@ std::vector<std::string> kv_type_names() {
   return names;
 }
 const std::vector<std::string> kKvTypes = kv_type_names();
-const std::vector<std::string> kWeightTypes = {"file", "f32", "f16", "bf16", "q8_0", "q4_0"};
+// "file" (the model file's types as stored), then make-model's --type values.
+std::vector<std::string> weight_type_names() {
+  std::vector<std::string> names{"file"};
+  for (auto& n : quant_mix_names()) names.push_back(std::move(n));
+  return names;
+}
+const std::vector<std::string> kWeightTypes = weight_type_names();
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;

@@ -56,7 +56,7 @@ struct Scenario : SweepAxes {
   std::string model;  // resolved against the scenario's folder
   std::string tokenizer;
   std::string model_like;  // a synthetic_model_names() preset
-  std::string model_type;  // a synthetic_type_names() type
+  std::string model_type;  // a quant_mix_names() name
   uint64_t model_seed = 0;
   // (prompt, output) length pairs to replay, read when the scenario is: each
   // row is a case in place of the prompt_tokens x output_tokens axes.
