@@ -172,6 +172,22 @@ class Reader {
     }
   }
 
+  void accuracy(const toml::table& t) {
+    only_keys(t, "accuracy", {"text", "chunk", "chunks", "base"});
+    AccuracySpec& a = s_.accuracy.emplace();
+    a.line = line_of(t);
+    if (const auto* n = t.get("text")) a.text = path(*n, "text");
+    if (const auto* n = t.get("chunk")) {
+      a.chunk = static_cast<size_t>(integer(*n, "chunk", 4, int64_t{1} << 24));
+      if (a.chunk % 2 != 0) fail(*n, "chunk", "= " + std::to_string(a.chunk) + " must be even (half of it is scored)");
+    }
+    if (const auto* n = t.get("chunks")) a.max_chunks = static_cast<size_t>(integer(*n, "chunks", 0));
+    if (const auto* n = t.get("base")) {
+      a.base = string(*n, "base");
+      if (a.base != "reference") a.base = path(*n, "base");
+    }
+  }
+
   void sampling(const toml::table& t) {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
@@ -292,7 +308,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     throw Error(where(s, static_cast<int>(e.source().begin.line)) + ": " + std::string(e.description()));
   }
   Reader r(s, fs::path(path).parent_path().string());
-  r.only_keys(root, "", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling"});
+  r.only_keys(root, "",
+              {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "accuracy"});
   if (const auto* n = root.get("name")) s.name = r.string(*n, "name");
   if (const auto* n = root.get("description")) s.description = r.string(*n, "description");
   if (const auto* n = root.get("trace")) {
@@ -306,6 +323,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("prompt")) r.prompt(r.table(*n, "prompt"));
   if (const auto* n = root.get("measure")) r.measure(r.table(*n, "measure"));
   if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
+  if (const auto* n = root.get("accuracy")) r.accuracy(r.table(*n, "accuracy"));
   if (const auto* n = root.get("sweep")) {
     if (const toml::array* tables = n->as_array()) {  // [[sweep]]: one product per table
       for (size_t i = 0; i < tables->size(); ++i) {

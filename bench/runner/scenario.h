@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,16 @@ struct SweepAxes {
   Axis<std::string> prefix_sharing{{"off"}};
 };
 
+// [accuracy]: perplexity and KL divergence against a base, scored once for
+// each (weight_type, kv_type_k, kv_type_v) the cases run (accuracy_run.h).
+struct AccuracySpec {
+  int line = 0;      // of the table, for errors
+  std::string text;  // the text scored; empty: the bundled corpus
+  size_t chunk = 128;              // tokens per chunk (llama-perplexity's -c)
+  size_t max_chunks = 0;           // score at most this many chunks; 0: all
+  std::string base = "reference";  // the model's own reference pass, or a model file's
+};
+
 // The scenario's own axes are [sweep], or the first of several [[sweep]]
 // tables; the cases are the union of every table's product.
 struct Scenario : SweepAxes {
@@ -74,6 +85,8 @@ struct Scenario : SweepAxes {
   size_t warmup_max = 10;
   size_t warmup_window = 3;
   double warmup_tolerance_pct = 5.0;
+
+  std::optional<AccuracySpec> accuracy;
 
   // [[sweep]] tables after the first.
   std::vector<SweepAxes> more_sweeps;
