@@ -9,6 +9,7 @@
 
 #include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
+#include "engine/kernels/grouped_rows.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -54,29 +55,39 @@ gemv_detail::QuantizeActivation quantizer(Isa isa, ActivationType type) {
 }
 
 // act's Q8_32 blocks rearranged as gemv_detail::GroupedActivation describes:
-// groups of 16 blocks, zero-padded, 4 bytes of each block per chunk.
-void prepare_grouped(GemvActivation& act, int32_t unsigned_shift) {
+// lanes of `lane` elements (32 or 16) in groups of 16, zero-padded, 4 bytes
+// of each lane per chunk.
+void prepare_grouped(GemvActivation& act, size_t lane, int32_t unsigned_shift) {
   constexpr size_t kGroup = 16;
   const std::span<const BlockQ8Act> blocks = act.blocks<BlockQ8Act>();
-  const size_t n_blocks = blocks.size();
-  const size_t padded = (n_blocks + kGroup - 1) / kGroup * kGroup;
-  act.grouped_qs.assign(32 * padded, 0);
+  const size_t n_lanes = act.cols / lane;
+  const size_t padded = (n_lanes + kGroup - 1) / kGroup * kGroup;
+  act.grouped_qs.assign(lane * padded, 0);
   act.grouped_d.assign(padded, 0.0f);
   act.grouped_offsets.assign(padded, 0);
-  for (size_t b = 0; b < n_blocks; ++b) {
-    const size_t group = b / kGroup, lane = b % kGroup;
-    for (size_t k = 0; k < 8; ++k)
-      std::memcpy(&act.grouped_qs[32 * kGroup * group + 64 * k + 4 * lane], blocks[b].qs + 4 * k, 4);
-    act.grouped_d[b] = blocks[b].d;
-    act.grouped_offsets[b] = -unsigned_shift * blocks[b].sum;
+  act.grouped_sums.assign(padded, 0.0f);
+  for (size_t l = 0; l < n_lanes; ++l) {
+    const BlockQ8Act& block = blocks[l * lane / 32];
+    const int8_t* qs = block.qs + l * lane % 32;
+    const size_t group = l / kGroup, slot = l % kGroup;
+    for (size_t k = 0; k < lane / 4; ++k)
+      std::memcpy(&act.grouped_qs[lane * kGroup * group + 64 * k + 4 * slot], qs + 4 * k, 4);
+    int32_t sum = 0;
+    for (size_t j = 0; j < lane; ++j) sum += qs[j];
+    act.grouped_d[l] = block.d;
+    act.grouped_offsets[l] = -unsigned_shift * sum;
+    act.grouped_sums[l] = block.d * static_cast<float>(sum);
   }
 }
 
 // The scalar reference reads act's blocks; the SIMD kernels their rearranged copy.
+// (An ISA without grouped kernels of its own for a format runs the scalar ones.)
 gemv_detail::GroupedActivation grouped_activation(Isa isa, const GemvActivation& act) {
-  if (isa != Isa::Scalar && act.grouped_d.empty() && !act.quantized.empty())
+  const bool simd = &kernels_for(isa, act.weight_type) != &kernels_for(Isa::Scalar, act.weight_type);
+  if (simd && act.grouped_d.empty() && !act.quantized.empty())
     throw Error("gemv_rows: activation not prepared for regrouped rows on " + std::string(isa_name(isa)));
-  return {act.blocks<BlockQ8Act>().data(), act.grouped_qs.data(), act.grouped_d.data(), act.grouped_offsets.data()};
+  return {act.blocks<BlockQ8Act>().data(), act.grouped_qs.data(), act.grouped_d.data(), act.grouped_offsets.data(),
+          act.grouped_sums.data()};
 }
 
 // The kernel of w's type for RowLayout::GroupedQuants rows, or null.
@@ -128,7 +139,7 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
   act.quantized.resize(cols / blocks.block_size * blocks.block_bytes);
   quantizer(isa, type)(x, act.quantized.data(), cols / blocks.block_size);
   if (gemv_layout(weight_type, isa) == RowLayout::GroupedQuants)
-    prepare_grouped(act, kernels_for(isa, weight_type).grouped_shift);
+    prepare_grouped(act, grouped_lane_elements(weight_type), kernels_for(isa, weight_type).grouped_shift);
 }
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,

@@ -37,6 +37,7 @@ struct GemvActivation {
   AlignedVector<int8_t> grouped_qs;
   AlignedVector<float> grouped_d;
   AlignedVector<int32_t> grouped_offsets;
+  AlignedVector<float> grouped_sums;
 
   // `quantized` as its activation type's blocks (BlockQ8Act for Q8_32).
   template <typename Block>

@@ -11,6 +11,7 @@
 #pragma GCC diagnostic pop
 
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernels/gemv_isa.h"
 
@@ -95,88 +96,192 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* acti
   }
 }
 
-// RowLayout::GroupedQuants rows against M activations at once. Per group of
-// 16 blocks each 64-byte chunk of weights is loaded once, made unsigned
-// (vpdpbusd multiplies u8 by s8) and meets every activation in vpdpbusd,
-// whose lanes are the group's 16 blocks; the lanes start at the
-// activation's offsets, which take the unsigned shift back out
+// RowLayout::GroupedQuants rows (grouped_rows.h) against M activations at
+// once. Per group of 16 lanes each 64-byte chunk of weights is loaded once,
+// made unsigned (vpdpbusd multiplies u8 by s8) and meets every activation
+// in vpdpbusd, whose int32 lanes are the group's 16 lanes; the lanes start
+// at the activation's offsets, which take the unsigned shift back out
 // (GroupedActivation). Then one convert and one multiply-add by the 16
-// combined scales per activation and group. So a batch of M costs M
-// vpdpbusd per 64 quantized weights and nothing else per token, and one
-// token is as cheap to compute as a byte is to read.
+// combined scales per activation and group (and one more by the mins for
+// Q4_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
+// little else per token, and one token is as cheap to compute as a byte
+// is to read.
 //
+// A format says where its quants start after the headers, its lanes'
+// scales (and mins) for a group, and how its chunks meet the activation.
+struct Scales {
+  __m512 w;
+  __m512 min;
+};
+
+// The f16 scales of 16 lanes of one block each (Q8_0, Q4_0).
+Scales block_scales(const std::byte* row, size_t g, __mmask16 lanes) {
+  return {_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, row + 2 * g)), _mm512_setzero_ps()};
+}
+
 // Q8_0: a chunk is 64 weights, 4 of each block; w + 128 (a flip of the sign
 // bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
 // activation's chunk k.
 struct GroupedQ8_0 {
+  static constexpr size_t kLane = 32, kLaneBytes = 32;
   static constexpr int32_t kShift = 128;
-  static constexpr size_t kQuantBytes = 32;
-  static constexpr size_t kChunks = 8;
+  static constexpr bool kMin = false;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 2 * n_lanes; }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) { return block_scales(row, g, lanes); }
   template <size_t M>
-  static void add_chunk(__m512i w, size_t k, const GroupedActivation* xs, size_t g, __m512i* dot) {
-    const __m512i u = _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
+  static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
+                        __m512i* dot) {
 #pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_dpbusd_epi32(dot[m], u, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
-  }
-};
-// Q4_0: a chunk is 128 weights, 4 packed bytes of each block, whose low
-// nibbles are weights 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet
-// the activation's chunks k and k + 4. Nibbles are unsigned already (q - 8
-// is the weight), the offsets are -8 sum x.
-struct GroupedQ4_0 {
-  static constexpr int32_t kShift = 8;
-  static constexpr size_t kQuantBytes = 16;
-  static constexpr size_t kChunks = 4;
-  template <size_t M>
-  static void add_chunk(__m512i w, size_t k, const GroupedActivation* xs, size_t g, __m512i* dot) {
-    const __m512i low = _mm512_and_si512(w, _mm512_set1_epi8(0x0f));
-    const __m512i high = _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f));
+    for (size_t k = 0; k < 8; ++k) {
+      const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
+      const __m512i u = _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
 #pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) {
-      dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
-      dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
+      for (size_t m = 0; m < M; ++m)
+        dot[m] = _mm512_dpbusd_epi32(dot[m], u, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
     }
   }
 };
 
-// Adds groups [g_begin, g_end) of one row into acc_out[0..M).
-// How far ahead of a chunk grouped_span prefetches the weights it reads
+// Lanes of 32 nibbles packed as Q4_0's (Q4_0, Q4_K): a chunk is 128
+// weights, 4 packed bytes of each lane, whose low nibbles are weights
+// 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet the activation's
+// chunks k and k + 4.
+struct NibbleLanes {
+  static constexpr size_t kLane = 32, kLaneBytes = 16;
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
+                        __m512i* dot) {
+#pragma GCC unroll 4
+    for (size_t k = 0; k < 4; ++k) {
+      const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
+      const __m512i low = _mm512_and_si512(w, _mm512_set1_epi8(0x0f));
+      const __m512i high = _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f));
+#pragma GCC unroll 8
+      for (size_t m = 0; m < M; ++m) {
+        dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+        dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
+      }
+    }
+  }
+};
+
+// Q4_0: the nibbles are unsigned already (q - 8 is the weight), the offsets
+// are -8 sum x.
+struct GroupedQ4_0 : NibbleLanes {
+  static constexpr int32_t kShift = 8;
+  static constexpr bool kMin = false;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 2 * n_lanes; }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) { return block_scales(row, g, lanes); }
+};
+
+// The 6-bit scales and mins of a Q4_K super-block's 8 sub-blocks from its
+// 12 packed bytes (ggml's get_scale_min_k4, four bytes at a time).
+void unpack_q4_k_scales(const std::byte* packed, uint8_t* scale, uint8_t* min) {
+  uint32_t u[3];
+  std::memcpy(u, packed, sizeof(u));
+  const uint32_t s[2] = {u[0] & 0x3f3f3f3fu, (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4)};
+  const uint32_t m[2] = {u[1] & 0x3f3f3f3fu, ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4)};
+  std::memcpy(scale, s, sizeof(s));
+  std::memcpy(min, m, sizeof(m));
+}
+
+// Q4_K: lanes are sub-blocks of 32 (8 a super-block, whose header is d,
+// dmin and the packed scales: 16 bytes), nibbles as Q4_0's with no offset:
+// w = d sc q - dmin m, the min times the activation's lane sums.
+struct GroupedQ4_K : NibbleLanes {
+  static constexpr int32_t kShift = 0;
+  static constexpr bool kMin = true;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 16 * (n_lanes / 8); }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) {
+    alignas(16) uint8_t scale[16] = {}, min[16] = {};
+    float d[2] = {}, dmin[2] = {};
+    for (size_t s = 0; s < (lanes == 0xffff ? 2u : 1u); ++s) {
+      const std::byte* header = row + 16 * (g / 8 + s);
+      uint16_t h[2];
+      std::memcpy(h, header, sizeof(h));
+      d[s] = _cvtsh_ss(h[0]);
+      dmin[s] = _cvtsh_ss(h[1]);
+      unpack_q4_k_scales(header + 4, scale + 8 * s, min + 8 * s);
+    }
+    const auto widen = [](const uint8_t* v) {
+      return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(v))));
+    };
+    const auto halves = [](float a, float b) { return _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(a), _mm512_set1_ps(b)); };
+    return {_mm512_mul_ps(widen(scale), halves(d[0], d[1])), _mm512_mul_ps(widen(min), halves(dmin[0], dmin[1]))};
+  }
+};
+
+// Q6_K: lanes are sub-blocks of 16, a group is one super-block (header:
+// 16 signed scales and d, 18 bytes), 6-bit q in 3 chunks (grouped_rows.h)
+// that make 4 of 4 bytes a lane; q is unsigned, w = d sc (q - 32), the
+// offsets are -32 sum x.
+struct GroupedQ6_K {
+  static constexpr size_t kLane = 16, kLaneBytes = 12;
+  static constexpr int32_t kShift = 32;
+  static constexpr bool kMin = false;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 18 * (n_lanes / 16); }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
+    const std::byte* header = row + 18 * (g / 16);
+    uint16_t d;
+    std::memcpy(&d, header + 16, sizeof(d));
+    const __m512 sc = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(header))));
+    return {_mm512_mul_ps(sc, _mm512_set1_ps(_cvtsh_ss(d))), _mm512_setzero_ps()};
+  }
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t /*count*/, __mmask16 /*lanes*/, const GroupedActivation* xs,
+                        size_t g, __m512i* dot) {
+    const __m512i low = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
+    const __m512i c0 = _mm512_loadu_si512(group), c1 = _mm512_loadu_si512(group + 64);
+    const __m512i c2 = _mm512_loadu_si512(group + 128);
+    const __m512i q[4] = {
+        _mm512_or_si512(_mm512_and_si512(c0, low), _mm512_and_si512(_mm512_slli_epi16(c2, 4), bits45)),
+        _mm512_or_si512(_mm512_and_si512(c1, low), _mm512_and_si512(_mm512_slli_epi16(c2, 2), bits45)),
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(c0, 4), low), _mm512_and_si512(c2, bits45)),
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(c1, 4), low), _mm512_and_si512(_mm512_srli_epi16(c2, 2), bits45)),
+    };
+#pragma GCC unroll 4
+    for (size_t k = 0; k < 4; ++k)
+#pragma GCC unroll 8
+      for (size_t m = 0; m < M; ++m)
+        dot[m] = _mm512_dpbusd_epi32(dot[m], q[k], _mm512_load_si512(xs[m].qs + 16 * g + 64 * k));
+  }
+};
+
+// How far ahead of a group grouped_span prefetches the weights it reads
 // next: `near` into L1, `far` into L2.
 struct PrefetchDistances {
   size_t near;
   size_t far;
 };
 
+// Adds lane groups [g_begin, g_end) of one row into acc_out[0..M).
 template <typename Format, size_t M, bool Prefetch>
-void grouped_span(const std::byte* row, size_t n_blocks, size_t g_begin, size_t g_end, const GroupedActivation* xs,
+void grouped_span(const std::byte* row, size_t n_lanes, size_t g_begin, size_t g_end, const GroupedActivation* xs,
                   __m512* acc_out, PrefetchDistances ahead) {
-  const std::byte* scales = row;
-  const std::byte* group = row + 2 * n_blocks + Format::kQuantBytes * g_begin;
+  const std::byte* group = Format::quants(row, n_lanes) + Format::kLaneBytes * g_begin;
   __m512 acc[M];
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) acc[m] = acc_out[m];
   for (size_t g = g_begin; g < g_end; g += 16) {
-    const size_t count = n_blocks - g < 16 ? n_blocks - g : 16;
+    const size_t count = n_lanes - g < 16 ? n_lanes - g : 16;
     const auto lanes = static_cast<__mmask16>(count == 16 ? 0xffff : (1u << count) - 1);
-    const __m512 w_scale = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, scales + 2 * g));
+    if constexpr (Prefetch)
+      for (size_t line = 0; line < 16 * Format::kLaneBytes; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.near, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.far, _MM_HINT_T1);
+      }
+    const Scales w = Format::scales(row, g, lanes);
     __m512i dot[M];
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m) dot[m] = _mm512_load_si512(xs[m].offsets + g);
     // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
+    Format::template add_group<M>(group, count, lanes, xs, g, dot);
 #pragma GCC unroll 8
-    for (size_t k = 0; k < Format::kChunks; ++k) {
-      const std::byte* chunk = group + 4 * count * k;
-      if constexpr (Prefetch) {
-        _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.near, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(chunk) + ahead.far, _MM_HINT_T1);
-      }
-      Format::template add_chunk<M>(_mm512_maskz_loadu_epi32(lanes, chunk), k, xs, g, dot);
+    for (size_t m = 0; m < M; ++m) {
+      acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[m]), _mm512_mul_ps(w.w, _mm512_load_ps(xs[m].d + g)), acc[m]);
+      if constexpr (Format::kMin) acc[m] = _mm512_fnmadd_ps(w.min, _mm512_load_ps(xs[m].sums + g), acc[m]);
     }
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m)
-      acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[m]), _mm512_mul_ps(w_scale, _mm512_load_ps(xs[m].d + g)),
-                               acc[m]);
-    group += Format::kQuantBytes * count;
+    group += Format::kLaneBytes * count;
   }
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) acc_out[m] = acc[m];
@@ -200,25 +305,25 @@ constexpr size_t kTileBytes = 16384;
 template <typename Format, size_t M, bool Prefetch>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
                   size_t y_stride, size_t n_rows) {
-  constexpr size_t kTileBlocks = kTileBytes / (32 * M) / 16 * 16;
-  const size_t n_blocks = cols / 32;
+  constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
+  const size_t n_lanes = cols / Format::kLane;
   __m512 partial[kStrip][M];
   // Both levels: with only the L2 prefetch 4 KiB ahead, 8 tokens streamed
   // 19-24 GB/s; adding the L1 one 2 KiB ahead (and the L2 one 8 KiB), 24-26
-  // (Q8_0 2048 x 2048, 2 threads, four sittings). Tiled, what a chunk's
+  // (Q8_0 2048 x 2048, 2 threads, four sittings). Tiled, what a group's
   // loads need next is the strip's next row at the same columns, and the
   // next strip after that.
-  const PrefetchDistances ahead = n_blocks > kTileBlocks ? PrefetchDistances{stride, kStrip * stride}
-                                                         : PrefetchDistances{2048, 8192};
+  const PrefetchDistances ahead = n_lanes > kTileLanes ? PrefetchDistances{stride, kStrip * stride}
+                                                       : PrefetchDistances{2048, 8192};
   for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
     const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 8
       for (size_t m = 0; m < M; ++m) partial[i][m] = _mm512_setzero_ps();
-    for (size_t g0 = 0; g0 < n_blocks; g0 += kTileBlocks) {
-      const size_t g1 = n_blocks - g0 < kTileBlocks ? n_blocks : g0 + kTileBlocks;
+    for (size_t g0 = 0; g0 < n_lanes; g0 += kTileLanes) {
+      const size_t g1 = n_lanes - g0 < kTileLanes ? n_lanes : g0 + kTileLanes;
       for (size_t i = 0; i < strip; ++i)
-        grouped_span<Format, M, Prefetch>(w + (r0 + i) * stride, n_blocks, g0, g1, xs, partial[i], ahead);
+        grouped_span<Format, M, Prefetch>(w + (r0 + i) * stride, n_lanes, g0, g1, xs, partial[i], ahead);
     }
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 8
@@ -275,13 +380,15 @@ float read_sum(const float* data, size_t n) {
   return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
 }
 
-// Floats on the file's rows; Q8_0 and Q4_0 regrouped only (GemvMatrix
+// Floats on the file's rows; the integer formats regrouped only (GemvMatrix
 // copies them at load, so a kernel for the file's layout would never run).
 constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_float<F32>, nullptr, 0},
     {TensorType::F16, gemv_float<F16>, nullptr, 0},
     {TensorType::Q4_0, nullptr, gemv_grouped_batch<GroupedQ4_0>, GroupedQ4_0::kShift},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
+    {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
+    {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };
 

@@ -18,21 +18,25 @@ namespace pdbench::gemv_detail {
 // after the previous and `cols` elements long; x is in the format's
 // activation type (weight_format.h): floats for F32, BlockQ8Act for Q8_32.
 using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void* x, float* y, size_t n_rows);
-// x for the kernels of RowLayout::GroupedQuants rows: Q8_32 blocks, also
-// rearranged for vector loads (gemv.cpp prepares them), every group of 16
-// blocks padded with zeros:
-//   qs: per group, 8 chunks of 64 bytes, chunk c holding bytes 4c..4c+3 of
-//     every block of the group in turn, like the weights' chunks.
-//   d: each block's scale.
-//   offsets: one int32 per block, -s sum of its quants, s being the
+// x for the kernels of RowLayout::GroupedQuants rows: its Q8_32 blocks
+// rearranged (gemv.cpp prepares them) into the lanes of the weights'
+// layout (grouped_rows.h: 32 weights a lane, or 16 for Q6_K), every group
+// of 16 lanes padded with zeros:
+//   qs: per group, chunks of 64 bytes, chunk c holding bytes 4c..4c+3 of
+//     every lane in turn, like the weights' chunks.
+//   d: each lane's scale (its block's).
+//   offsets: one int32 per lane, -s sum of its quants, s being the
 //     kernel's grouped_shift: the kernels read the weights as unsigned
 //     q + s (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored
-//     nibbles, q + 8), and sum (q + s) x - s sum x = sum q x.
+//     nibbles, q + 8, Q6_K's q + 32), and sum (q + s) x - s sum x = sum q x.
+//   sums: each lane's d times the sum of its quants, for the formats with
+//     a min (Q4_K: w = d sc q - dmin m).
 struct GroupedActivation {
   const BlockQ8Act* blocks;  // as quantized: what the scalar kernels read
   const int8_t* qs;
   const float* d;
   const int32_t* offsets;
+  const float* sums;
 };
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
 // read once for all: y[m * y_stride + r] = dot(row r, xs[m]). stream_weights:
@@ -46,9 +50,8 @@ struct FormatGemv {
   // Rows as stored in the file (RowLayout::Blocks); null where the ISA
   // reads the format regrouped only.
   Gemv file_rows;
-  // RowLayout::GroupedQuants rows (GemvMatrix regroups blocks of an f16
-  // scale then quants), or null; the ISA reads a format regrouped when it
-  // has no file_rows kernel for it.
+  // RowLayout::GroupedQuants rows (grouped_rows.h), or null; the ISA reads
+  // a format regrouped when it has no file_rows kernel for it.
   GroupedGemv grouped_rows;
   int32_t grouped_shift;  // s of GroupedActivation::offsets
 };

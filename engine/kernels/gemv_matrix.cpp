@@ -1,10 +1,9 @@
 #include "engine/kernels/gemv_matrix.h"
 
-#include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/grouped_rows.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
@@ -12,29 +11,10 @@ namespace pdbench {
 
 namespace {
 
-// Row by row: every block's 2-byte scale, in order, then every block's
-// quants in RowLayout::GroupedQuants's chunks.
 void regroup(const MatrixView& w, std::byte* out) {
-  constexpr size_t kGroup = 16, kChunk = 4;
-  const size_t n_blocks = static_cast<size_t>(w.cols) / traits(w.type).block_size;
-  const size_t block_bytes = traits(w.type).block_bytes;
-  const size_t quant_bytes = block_bytes - sizeof(uint16_t);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < w.rows; ++r) {
-    const std::byte* row = w.row(r);
-    std::byte* scales = out + static_cast<size_t>(r) * w.row_stride();
-    std::byte* quants = scales + n_blocks * sizeof(uint16_t);
-    for (size_t b = 0; b < n_blocks; ++b) {
-      const std::byte* block = row + b * block_bytes;
-      std::memcpy(scales + b * sizeof(uint16_t), block, sizeof(uint16_t));
-      const size_t group_first = b / kGroup * kGroup;
-      const size_t group_size = std::min(kGroup, n_blocks - group_first);
-      std::byte* group = quants + group_first * quant_bytes;
-      for (size_t k = 0; k < quant_bytes / kChunk; ++k)
-        std::memcpy(group + k * kChunk * group_size + (b - group_first) * kChunk,
-                    block + sizeof(uint16_t) + k * kChunk, kChunk);
-    }
-  }
+  for (int64_t r = 0; r < w.rows; ++r)
+    group_row(w.type, w.row(r), out + static_cast<size_t>(r) * w.row_stride(), static_cast<size_t>(w.cols));
 }
 
 }  // namespace

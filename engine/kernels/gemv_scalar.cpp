@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "engine/kernels/dequantize.h"
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/grouped_rows.h"
 #include "engine/util/half.h"
 
 namespace pdbench::gemv_detail {
@@ -89,30 +91,65 @@ void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* acti
   }
 }
 
-// RowLayout::GroupedQuants rows: block b's quants gathered back from its
-// group's chunks, then the file layout's sum, one activation at a time.
-template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
+// Q4_K on Q8_32 activations: each sub-block of 32 meets one activation
+// block, d sc times their integer dot product less dmin m times the
+// block's d sum, as ggml's vec_dot_q4_K_q8_K combines them (over
+// activation blocks of 256 there, of 32 here).
+float dot_q4_k(const BlockQ4_K& b, const BlockQ8Act* x) {
+  const float d = fp16_to_f32(b.d), dmin = fp16_to_f32(b.dmin);
+  float sum = 0.0f;
+  for (size_t j = 0; j < 8; ++j) {
+    int32_t dot = 0;
+    for (size_t i = 0; i < 32; ++i) dot += static_cast<int32_t>(field(b.qs, k_nibble_at(32 * j + i), 4)) * x[j].qs[i];
+    const ScaleMin sm = k4_scale_min(b.scales, j);
+    sum += static_cast<float>(dot) * (static_cast<float>(sm.scale) * d * x[j].d);
+    sum -= static_cast<float>(sm.min) * dmin * (x[j].d * static_cast<float>(x[j].sum));
+  }
+  return sum;
+}
+
+// Q6_K on Q8_32 activations: each sub-block of 16 meets half an activation
+// block, d sc times their integer dot product.
+float dot_q6_k(const BlockQ6_K& b, const BlockQ8Act* x) {
+  const float d = fp16_to_f32(b.d);
+  float sum = 0.0f;
+  for (size_t sub = 0; sub < 16; ++sub) {
+    int32_t dot = 0;
+    for (size_t t = 0; t < 16; ++t) {
+      const size_t e = 16 * sub + t;
+      const auto q = static_cast<int32_t>(field(b.ql, q6_k_nibble_at(e), 4) | (field(b.qh, crumb_at(e), 2) << 4));
+      dot += (q - 32) * x[sub / 2].qs[16 * (sub % 2) + t];
+    }
+    sum += static_cast<float>(dot) * (static_cast<float>(b.scales[sub]) * d * x[sub / 2].d);
+  }
+  return sum;
+}
+
+// The K-quants on Q8_32 activations: a super-block (8 activation blocks)
+// at a time.
+template <typename Block, float (*Dot)(const Block&, const BlockQ8Act*)>
+void gemv_super_blocks(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
+                       size_t n_rows) {
+  const auto* x = static_cast<const BlockQ8Act*>(activation);
+  for (size_t r = 0; r < n_rows; ++r) {
+    float sum = 0.0f;
+    for (size_t sb = 0; sb < cols / kSuperBlock; ++sb)
+      sum += Dot(load<Block>(w + r * stride + sb * sizeof(Block)), x + 8 * sb);
+    y[r] = sum;
+  }
+}
+
+// RowLayout::GroupedQuants rows: each row put back as the file stores it
+// (ungroup_row), then the file kernel's sum, one activation at a time: the
+// same bits as the file's rows.
+template <TensorType kType, Gemv kFileRows>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x, float* y,
                   size_t y_stride, size_t n_rows, bool /*stream_weights*/) {
-  constexpr size_t kGroup = 16, kChunk = 4, kQuantBytes = sizeof(Block) - sizeof(uint16_t);
-  const size_t n_blocks = cols / 32;
-  for (size_t m = 0; m < n_x; ++m)
-    for (size_t r = 0; r < n_rows; ++r) {
-      const std::byte* row = w + r * stride;
-      const std::byte* quants = row + n_blocks * sizeof(uint16_t);
-      float sum = 0.0f;
-      for (size_t b = 0; b < n_blocks; ++b) {
-        const size_t group_first = b / kGroup * kGroup;
-        const size_t group_size = std::min(kGroup, n_blocks - group_first);
-        const std::byte* group = quants + kQuantBytes * group_first;
-        std::byte block[kQuantBytes];
-        for (size_t k = 0; k < kQuantBytes / kChunk; ++k)
-          std::memcpy(block + k * kChunk, group + k * kChunk * group_size + (b - group_first) * kChunk, kChunk);
-        sum += fp16_to_f32(load<uint16_t>(row + b * sizeof(uint16_t))) * xs[m].blocks[b].d *
-               static_cast<float>(Dot(block, xs[m].blocks[b]));
-      }
-      y[m * y_stride + r] = sum;
-    }
+  std::vector<std::byte> row(stride);
+  for (size_t r = 0; r < n_rows; ++r) {
+    ungroup_row(kType, w + r * stride, row.data(), cols);
+    for (size_t m = 0; m < n_x; ++m) kFileRows(row.data(), stride, cols, xs[m].blocks, y + m * y_stride + r, 1);
+  }
 }
 
 float read_sum(const float* data, size_t n) {
@@ -144,22 +181,24 @@ void quantize_q8_32(const float* x, void* blocks, size_t n_blocks) {
   }
 }
 
-// Every format, on the file's rows; Q8_0 and Q4_0 also regrouped, the
-// reference for AVX-512's grouped kernels. These read the activation's
-// blocks as quantized, not the offsets: no shift.
+// Every format, on the file's rows; those AVX-512 reads regrouped also
+// regrouped, the reference for its grouped kernels. These read the
+// activation's blocks as quantized, not the offsets: no shift.
 constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_elementwise<float, identity>, nullptr, 0},
     {TensorType::F16, gemv_elementwise<uint16_t, fp16_to_f32>, nullptr, 0},
-    {TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>, gemv_grouped<BlockQ4_0, dot_q4_0>, 0},
+    {TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>, gemv_grouped<TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>>, 0},
     {TensorType::Q4_1, gemv_dequantized<BlockQ4_1>, nullptr, 0},
     {TensorType::Q5_0, gemv_dequantized<BlockQ5_0>, nullptr, 0},
     {TensorType::Q5_1, gemv_dequantized<BlockQ5_1>, nullptr, 0},
-    {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<BlockQ8_0, dot_q8_0>, 0},
+    {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>>, 0},
     {TensorType::Q2_K, gemv_dequantized<BlockQ2_K>, nullptr, 0},
     {TensorType::Q3_K, gemv_dequantized<BlockQ3_K>, nullptr, 0},
-    {TensorType::Q4_K, gemv_dequantized<BlockQ4_K>, nullptr, 0},
+    {TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q4_k>,
+     gemv_grouped<TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q4_k>>, 0},
     {TensorType::Q5_K, gemv_dequantized<BlockQ5_K>, nullptr, 0},
-    {TensorType::Q6_K, gemv_dequantized<BlockQ6_K>, nullptr, 0},
+    {TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>,
+     gemv_grouped<TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>>, 0},
     {TensorType::IQ4_NL, gemv_dequantized<BlockIQ4_NL>, nullptr, 0},
     {TensorType::IQ4_XS, gemv_dequantized<BlockIQ4_XS>, nullptr, 0},
     {TensorType::BF16, gemv_elementwise<uint16_t, bf16_to_f32>, nullptr, 0},

@@ -9,16 +9,10 @@
 
 namespace pdbench {
 
-// How a quantized row's blocks are arranged (engine/kernels/gemv_matrix.h
-// makes the regrouped one; the same bytes per row as the file).
-//   Blocks: as in the file, each block's f16 scale before its quants.
-//   GroupedQuants: all of the row's scales first, then the quants in groups
-//     of 16 blocks (the last group may have fewer, n), each group as chunks
-//     of 4n bytes: chunk k holds bytes 4k..4k+3 of every block of the group
-//     in turn (8 chunks for Q8_0's 32 bytes, 4 for Q4_0's 16). One vpdpbusd
-//     on a chunk adds into 16 blocks' dot products, one per int32 lane, so a
-//     group ends with every block's sum in its own lane, ready for one
-//     multiply by the 16 scales that one load brings.
+// How a quantized row's blocks are arranged:
+//   Blocks: as in the file.
+//   GroupedQuants: rearranged for the AVX-512 integer kernels in the same
+//     bytes (grouped_rows.h says how; gemv_matrix.h makes the copy).
 enum class RowLayout : uint8_t { Blocks, GroupedQuants };
 
 struct MatrixView {

@@ -24,8 +24,9 @@ constexpr WeightFormat kFormats[] = {
      ActivationType::F32, GemmPrecision::BF16},
     {TensorType::Q4_0, ref::dequantize_blocks<BlockQ4_0>, ref::quantize_blocks<BlockQ4_0>, first_non_finite_q4_0,
      ActivationType::Q8_32, GemmPrecision::Int8},
-    // Q4_1 to IQ4_XS: correct, not yet fast. Their GEMV dequantizes a block
-    // at a time and multiplies in f32; their prefill runs on an f32 copy.
+    // Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL, IQ4_XS: correct, not yet
+    // fast. Their GEMV dequantizes a block at a time and multiplies in f32;
+    // their prefill runs on an f32 copy. Q4_K and Q6_K have integer kernels.
     {TensorType::Q4_1, ref::dequantize_blocks<BlockQ4_1>, ref::quantize_blocks<BlockQ4_1>, first_non_finite_q4_1,
      ActivationType::F32, GemmPrecision::F32},
     {TensorType::Q5_0, ref::dequantize_blocks<BlockQ5_0>, ref::quantize_blocks<BlockQ5_0>, first_non_finite_q5_0,
@@ -39,11 +40,11 @@ constexpr WeightFormat kFormats[] = {
     {TensorType::Q3_K, ref::dequantize_blocks<BlockQ3_K>, ref::quantize_blocks<BlockQ3_K>, first_non_finite_q3_k,
      ActivationType::F32, GemmPrecision::F32},
     {TensorType::Q4_K, ref::dequantize_blocks<BlockQ4_K>, ref::quantize_blocks<BlockQ4_K>, first_non_finite_q4_k,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q5_K, ref::dequantize_blocks<BlockQ5_K>, ref::quantize_blocks<BlockQ5_K>, first_non_finite_q5_k,
      ActivationType::F32, GemmPrecision::F32},
     {TensorType::Q6_K, ref::dequantize_blocks<BlockQ6_K>, ref::quantize_blocks<BlockQ6_K>, first_non_finite_q6_k,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::IQ4_NL, ref::dequantize_blocks<BlockIQ4_NL>, ref::quantize_blocks<BlockIQ4_NL>, first_non_finite_iq4_nl,
      ActivationType::F32, GemmPrecision::F32},
     {TensorType::IQ4_XS, ref::dequantize_blocks<BlockIQ4_XS>, ref::quantize_blocks<BlockIQ4_XS>, first_non_finite_iq4_xs,

@@ -26,7 +26,7 @@ namespace pdbench {
 // The form of x that a format's dot products take (ggml's vec_dot_type).
 enum class ActivationType : uint8_t {
   F32,    // x itself
-  Q8_32,  // BlockQ8Act: blocks of 32
+  Q8_32,  // BlockQ8Act: blocks of 32, also for the K-quants (ggml takes 256)
 };
 inline constexpr size_t kActivationTypeCount = 2;
 
@@ -64,7 +64,8 @@ struct WeightFormat {
   std::optional<uint64_t> (*first_non_finite)(std::span<const std::byte> data);
   ActivationType activation;  // what its GEMV kernels take
   // Its prefill's compute type when memory is short: Int8 for the formats
-  // with integer dot products on their own blocks (Q8_0, Q4_0: gemm_rows),
+  // with integer dot products on their own blocks (Q8_0, Q4_0, Q4_K, Q6_K:
+  // gemm_rows),
   // BF16 for the 16-bit floats, which run F32 while memory allows
   // (float_gemm_precision), F32 for F32 and for the quantized formats
   // without integer kernels yet (oneDNN on their dequantized values).

@@ -1,0 +1,147 @@
+#include "engine/kernels/grouped_rows.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "engine/format/quant_blocks.h"
+#include "engine/util/error.h"
+
+namespace pdbench {
+
+namespace {
+
+constexpr size_t kGroupLanes = 16, kChunkBytes = 4;
+
+// How one file block splits into its header and its lanes (grouped_rows.h).
+struct GroupedForm {
+  TensorType type;
+  size_t header_bytes;
+  size_t lanes;       // per block
+  size_t lane_bytes;  // a multiple of kChunkBytes
+  void (*split)(const std::byte* block, std::byte* header, uint8_t* lanes);
+  void (*join)(const std::byte* header, const uint8_t* lanes, std::byte* block);
+};
+
+// Q8_0 and Q4_0: a 2-byte scale, then the block's one lane as stored.
+template <size_t kQuantBytes>
+void split_scale_first(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  std::memcpy(header, block, 2);
+  std::memcpy(lanes, block + 2, kQuantBytes);
+}
+template <size_t kQuantBytes>
+void join_scale_first(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  std::memcpy(block, header, 2);
+  std::memcpy(block + 2, lanes, kQuantBytes);
+}
+
+// Q4_K: d, dmin and the packed scales are the header; sub-block j's
+// nibbles become lane j, packed as Q4_0's (nibble_at).
+constexpr size_t kQ4KHeader = offsetof(BlockQ4_K, qs);
+void split_q4_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  BlockQ4_K b;
+  std::memcpy(&b, block, sizeof(b));
+  std::memcpy(header, block, kQ4KHeader);
+  std::memset(lanes, 0, 8 * 16);
+  for (size_t e = 0; e < kSuperBlock; ++e)
+    put_field(lanes + 16 * (e / 32), nibble_at(e % 32), field(b.qs, k_nibble_at(e), 4));
+}
+void join_q4_k(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  BlockQ4_K b{};
+  std::memcpy(&b, header, kQ4KHeader);
+  for (size_t e = 0; e < kSuperBlock; ++e)
+    put_field(b.qs, k_nibble_at(e), field(lanes + 16 * (e / 32), nibble_at(e % 32), 4));
+  std::memcpy(block, &b, sizeof(b));
+}
+
+// Q6_K: the sub-block scales and d are the header; each sub-block of 16
+// weights is a lane of 12 bytes (grouped_rows.h). Weight t (0..15) of a
+// lane: its low nibble in byte (t % 4) + 4 ((t / 4) % 2), shifted by 4
+// (t / 8); its high 2 bits in byte 8 + t % 4 at bit 2 (t / 4).
+constexpr size_t kQ6KHeader = sizeof(BlockQ6_K) - offsetof(BlockQ6_K, scales);
+BitField q6_lane_nibble_at(size_t t) { return {t % 4 + 4 * ((t / 4) % 2), static_cast<unsigned>(4 * (t / 8))}; }
+BitField q6_lane_crumb_at(size_t t) { return {8 + t % 4, static_cast<unsigned>(2 * (t / 4))}; }
+void split_q6_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  BlockQ6_K b;
+  std::memcpy(&b, block, sizeof(b));
+  std::memcpy(header, block + offsetof(BlockQ6_K, scales), kQ6KHeader);
+  std::memset(lanes, 0, 16 * 12);
+  for (size_t e = 0; e < kSuperBlock; ++e) {
+    uint8_t* lane = lanes + 12 * (e / 16);
+    put_field(lane, q6_lane_nibble_at(e % 16), field(b.ql, q6_k_nibble_at(e), 4));
+    put_field(lane, q6_lane_crumb_at(e % 16), field(b.qh, crumb_at(e), 2));
+  }
+}
+void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  BlockQ6_K b{};
+  std::memcpy(reinterpret_cast<std::byte*>(&b) + offsetof(BlockQ6_K, scales), header, kQ6KHeader);
+  for (size_t e = 0; e < kSuperBlock; ++e) {
+    const uint8_t* lane = lanes + 12 * (e / 16);
+    put_field(b.ql, q6_k_nibble_at(e), field(lane, q6_lane_nibble_at(e % 16), 4));
+    put_field(b.qh, crumb_at(e), field(lane, q6_lane_crumb_at(e % 16), 2));
+  }
+  std::memcpy(block, &b, sizeof(b));
+}
+
+constexpr GroupedForm kForms[] = {
+    {TensorType::Q8_0, 2, 1, 32, split_scale_first<32>, join_scale_first<32>},
+    {TensorType::Q4_0, 2, 1, 16, split_scale_first<16>, join_scale_first<16>},
+    {TensorType::Q4_K, kQ4KHeader, 8, 16, split_q4_k, join_q4_k},
+    {TensorType::Q6_K, kQ6KHeader, 16, 12, split_q6_k, join_q6_k},
+};
+
+const GroupedForm* form_or_null(TensorType type) {
+  for (const GroupedForm& f : kForms)
+    if (f.type == type) return &f;
+  return nullptr;
+}
+
+const GroupedForm& form(TensorType type) {
+  const GroupedForm* f = form_or_null(type);
+  if (f == nullptr) throw Error("grouped rows: no grouped layout for " + std::string(traits(type).name));
+  return *f;
+}
+
+// Where lane `lane`'s chunk k sits among a row's lanes (grouped_rows.h).
+size_t chunk_offset(const GroupedForm& f, size_t n_lanes, size_t lane, size_t k) {
+  const size_t group_first = lane / kGroupLanes * kGroupLanes;
+  const size_t group_size = std::min(kGroupLanes, n_lanes - group_first);
+  return group_first * f.lane_bytes + k * kChunkBytes * group_size + (lane - group_first) * kChunkBytes;
+}
+
+}  // namespace
+
+bool has_grouped_layout(TensorType type) { return form_or_null(type) != nullptr; }
+
+size_t grouped_lane_elements(TensorType type) { return traits(type).block_size / form(type).lanes; }
+
+void group_row(TensorType type, const std::byte* file_row, std::byte* grouped, size_t cols) {
+  const GroupedForm& f = form(type);
+  const size_t n_blocks = cols / traits(type).block_size, n_lanes = n_blocks * f.lanes;
+  std::byte* lanes = grouped + n_blocks * f.header_bytes;
+  uint8_t block_lanes[16 * 32];
+  for (size_t b = 0; b < n_blocks; ++b) {
+    f.split(file_row + b * traits(type).block_bytes, grouped + b * f.header_bytes, block_lanes);
+    for (size_t t = 0; t < f.lanes; ++t)
+      for (size_t k = 0; k < f.lane_bytes / kChunkBytes; ++k)
+        std::memcpy(lanes + chunk_offset(f, n_lanes, b * f.lanes + t, k), block_lanes + t * f.lane_bytes + k * kChunkBytes,
+                    kChunkBytes);
+  }
+}
+
+void ungroup_row(TensorType type, const std::byte* grouped, std::byte* file_row, size_t cols) {
+  const GroupedForm& f = form(type);
+  const size_t n_blocks = cols / traits(type).block_size, n_lanes = n_blocks * f.lanes;
+  const std::byte* lanes = grouped + n_blocks * f.header_bytes;
+  uint8_t block_lanes[16 * 32];
+  for (size_t b = 0; b < n_blocks; ++b) {
+    for (size_t t = 0; t < f.lanes; ++t)
+      for (size_t k = 0; k < f.lane_bytes / kChunkBytes; ++k)
+        std::memcpy(block_lanes + t * f.lane_bytes + k * kChunkBytes, lanes + chunk_offset(f, n_lanes, b * f.lanes + t, k),
+                    kChunkBytes);
+    f.join(grouped + b * f.header_bytes, block_lanes, file_row + b * traits(type).block_bytes);
+  }
+}
+
+}  // namespace pdbench

@@ -1,0 +1,42 @@
+#pragma once
+// RowLayout::GroupedQuants (matrix_view.h): a row rearranged for the
+// AVX-512 integer kernels, in the same bytes as the file's row. Each file
+// block splits into a header (its scales, byte for byte) and lanes, the
+// runs of weights one int32 lane of vpdpbusd sums: a Q8_0/Q4_0 block is one
+// lane, a Q4_K super-block 8 lanes of 32 weights, a Q6_K one 16 of 16. The
+// row is every block's header in order, then the lanes in groups of 16,
+// each group as chunks of 4n bytes (n lanes in the group, 16 but for a
+// row's last group): chunk k holds bytes 4k..4k+3 of every lane in turn.
+// So one 64-byte load brings 4 bytes of 16 lanes, and after a group's
+// chunks every lane's integer dot product sits in its own lane, ready for
+// one multiply by the 16 lanes' scales.
+//
+// What a lane's bytes hold, per format (x the activation, 4 bytes a chunk):
+//   Q8_0: the block's 32 quants as stored.
+//   Q4_0: the block's 16 bytes as stored: byte j holds weight j (low
+//     nibble) and j + 16 (high), so chunk k's low nibbles are weights
+//     4k..4k+3 and its high ones 16+4k..16+4k+3.
+//   Q4_K: sub-block j's 32 nibbles packed as Q4_0's (the file packs
+//     sub-blocks 2i and 2i+1 into the same bytes instead).
+//   Q6_K: 16 weights e0..e15 of 6 bits in 3 chunks: chunk 0 byte i holds
+//     the low nibbles of e_i (low) and e_{8+i} (high), chunk 1 those of
+//     e_{4+i} and e_{12+i}, chunk 2 byte i the high 2 bits of e_i, e_{4+i},
+//     e_{8+i}, e_{12+i} at bits 0, 2, 4, 6.
+#include <cstddef>
+
+#include "engine/format/tensor_type.h"
+
+namespace pdbench {
+
+// Whether `type` has a grouped layout.
+bool has_grouped_layout(TensorType type);
+
+// Weights per lane of `type`'s grouped layout (32 or 16).
+size_t grouped_lane_elements(TensorType type);
+
+// Row `cols` wide as stored in the file -> grouped, and back. Both rows
+// have row_bytes(type, cols) bytes.
+void group_row(TensorType type, const std::byte* file_row, std::byte* grouped, size_t cols);
+void ungroup_row(TensorType type, const std::byte* grouped, std::byte* file_row, size_t cols);
+
+}  // namespace pdbench
