@@ -10,6 +10,7 @@
 
 #include "bench/compare/holm.h"
 #include "bench/compare/mann_whitney.h"
+#include "bench/runner/accuracy_run.h"
 #include "bench/runner/meta_json.h"
 #include "engine/util/error.h"
 
@@ -70,6 +71,7 @@ RunData load_run_dir(const std::string& dir) {
   const fs::path samples = fs::path(dir) / "samples.csv";
   if (!fs::exists(samples)) fail_file(samples.string(), "missing");
   run.samples = runner::read_csv(samples.string());
+  run.accuracy = runner::read_accuracy(dir);
   return run;
 }
 
@@ -90,7 +92,9 @@ const std::vector<std::string>& phases() {
 
 bool Comparison::regressed() const {
   return std::any_of(rows.begin(), rows.end(),
-                     [](const Row& r) { return r.judgement.verdict == Verdict::Regressed; });
+                     [](const Row& r) { return r.judgement.verdict == Verdict::Regressed; }) ||
+         std::any_of(accuracy.begin(), accuracy.end(),
+                     [](const AccuracyRow& r) { return r.verdict == Verdict::Regressed; });
 }
 
 std::vector<PhaseCounts> Comparison::by_phase() const {
@@ -104,8 +108,11 @@ std::vector<PhaseCounts> Comparison::by_phase() const {
   return out;
 }
 
-Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule) {
+Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule,
+                        const AccuracyRule& accuracy_rule) {
   Comparison c;
+  c.accuracy_rule = accuracy_rule;
+  c.accuracy = compare_accuracy(base.accuracy, next.accuracy, accuracy_rule);
   c.base_label = base.label;
   c.new_label = next.label;
   c.rule = rule;
@@ -170,6 +177,17 @@ std::string text_report(const Comparison& c) {
                   pc.count[static_cast<size_t>(Verdict::Improved)], pc.count[static_cast<size_t>(Verdict::Unchanged)],
                   pc.count[static_cast<size_t>(Verdict::Unstable)]);
     out += line;
+  }
+  if (!c.accuracy.empty()) {
+    std::snprintf(line, sizeof line, "\naccuracy (mean KLD against the base; regressed beyond x%g and +%g):\n",
+                  c.accuracy_rule.kld_ratio, c.accuracy_rule.kld_increase);
+    out += line;
+    for (const AccuracyRow& r : c.accuracy) {
+      std::snprintf(line, sizeof line, "%-28s %-7s KLD %.6f -> %.6f, same top %.2f%% -> %.2f%%  %s\n",
+                    r.config.c_str(), r.path.c_str(), r.base_kld, r.next_kld, r.base_same_top, r.next_same_top,
+                    verdict_name(r.verdict));
+      out += line;
+    }
   }
   return out;
 }

@@ -5,11 +5,13 @@
 // verdict per row; prefill-side and decode-side metrics are separate rows,
 // so the table says which phase moved.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/compare/accuracy_verdict.h"
 #include "bench/compare/fingerprint.h"
 #include "bench/compare/verdict.h"
 #include "bench/runner/csv_table.h"
@@ -21,6 +23,7 @@ struct RunData {
   std::string label;  // the folder, or "run 12 (abc123)"
   nlohmann::json meta;
   runner::Table samples;
+  std::optional<runner::Table> accuracy;  // accuracy.csv, when the run scored one
 };
 
 // samples.csv and meta.json of a results folder; throws pdbench::Error when
@@ -52,7 +55,9 @@ struct PhaseCounts {
 struct Comparison {
   std::string base_label, new_label;
   Rule rule;
+  AccuracyRule accuracy_rule;
   std::vector<Row> rows;  // base case order, then metric order
+  std::vector<AccuracyRow> accuracy;  // a regression here is a regression too
   std::vector<std::string> only_base, only_new;  // case ids present on one side
   std::vector<FieldDifference> fingerprint;
   size_t tests = 0;      // rows tested (the Holm family size)
@@ -61,7 +66,8 @@ struct Comparison {
 };
 
 // Throws pdbench::Error when the runs share no case or a time is not a number.
-Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule);
+Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule,
+                        const AccuracyRule& accuracy_rule = {});
 
 // The table as aligned text, with a summary per phase.
 std::string text_report(const Comparison& c);

@@ -60,6 +60,16 @@ std::string markdown_report(const Comparison& c) {
            (tested ? format("%.4f", r.test.p_adj) : "-") + " | " + format("%.1f%%", r.base.noise_pct) + " | " +
            emoji(r.judgement.verdict) + " " + verdict_name(r.judgement.verdict) + " |\n";
   }
+  if (!c.accuracy.empty()) {
+    out += "\n**Accuracy** (mean KL divergence against the base; a regression beyond x" +
+           format("%g", c.accuracy_rule.kld_ratio) + " and +" + format("%g", c.accuracy_rule.kld_increase) +
+           "):\n\n| configuration | path | base KLD | new KLD | base same top | new same top | verdict |\n"
+           "| --- | --- | ---: | ---: | ---: | ---: | --- |\n";
+    for (const AccuracyRow& r : c.accuracy)
+      out += "| " + cell(r.config) + " | " + r.path + " | " + format("%.6f", r.base_kld) + " | " +
+             format("%.6f", r.next_kld) + " | " + format("%.2f%%", r.base_same_top) + " | " +
+             format("%.2f%%", r.next_same_top) + " | " + emoji(r.verdict) + " " + verdict_name(r.verdict) + " |\n";
+  }
   if (!c.only_base.empty() || !c.only_new.empty())
     out += "\n" + std::to_string(c.only_base.size()) + " cases only in base, " + std::to_string(c.only_new.size()) +
            " only in new (not compared).\n";

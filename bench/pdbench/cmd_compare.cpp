@@ -25,6 +25,8 @@ struct CompareArgs {
   std::string md;
   std::string threshold = "5%";
   double alpha = 0.05;
+  double kld_ratio = compare::AccuracyRule{}.kld_ratio;
+  double kld_increase = compare::AccuracyRule{}.kld_increase;
   bool allow_mismatch = false;
 };
 
@@ -39,7 +41,7 @@ double parse_threshold(std::string text) {
 
 compare::RunData from_history(resultsdb::History& history, const std::string& rev) {
   const resultsdb::StoredRun run = history.load(history.resolve(rev));
-  return {"run " + std::to_string(run.run_id) + " (" + run.git_commit + ")", run.meta, run.samples};
+  return {"run " + std::to_string(run.run_id) + " (" + run.git_commit + ")", run.meta, run.samples, std::nullopt};
 }
 
 // With many tests, Holm asks the smallest p to be below alpha / tests; say
@@ -69,7 +71,10 @@ int compare_command(const CompareArgs& a) {
       base = compare::load_run_dir(a.base);
       next = compare::load_run_dir(a.next);
     }
-    const compare::Comparison c = compare::compare_runs(base, next, rule);
+    const compare::AccuracyRule accuracy_rule{a.kld_ratio, a.kld_increase};
+    if (!(accuracy_rule.kld_ratio >= 1) || !(accuracy_rule.kld_increase >= 0))
+      throw Error("--kld-ratio must be at least 1 and --kld-increase at least 0");
+    const compare::Comparison c = compare::compare_runs(base, next, rule, accuracy_rule);
     for (const auto& d : c.fingerprint)
       if (!d.mismatch) std::fprintf(stderr, "note: %s recorded on one side only\n", d.field.c_str());
     if (compare::any_mismatch(c.fingerprint)) {
@@ -112,6 +117,11 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--threshold", args->threshold, "Smallest change of a median that counts, e.g. 5%")
       ->capture_default_str();
   cmd->add_option("--alpha", args->alpha, "Significance level over all tests of the table (Holm)")
+      ->capture_default_str();
+  cmd->add_option("--kld-ratio", args->kld_ratio,
+                  "Accuracy: a mean KLD above base x this (and --kld-increase above it) is a regression")
+      ->capture_default_str();
+  cmd->add_option("--kld-increase", args->kld_increase, "Accuracy: the least mean KLD increase that counts, nats")
       ->capture_default_str();
   cmd->add_option("--md", args->md, "Also write the table as Markdown (for a CI job summary)");
   cmd->add_flag("--allow-fingerprint-mismatch", args->allow_mismatch,

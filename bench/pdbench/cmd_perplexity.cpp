@@ -32,13 +32,14 @@ struct PerplexityArgs {
   std::string paths = "both";
   std::string base;  // a model file, "reference", or empty: no KL divergence
   std::string base_forward = "reference";
+  std::string cache_type_k = "f32", cache_type_v = "f32";  // -m's cache; the base's is f32
   bool json = false;
   bool csv = false;
 };
 
 // What was measured, for each output format.
 struct Measured {
-  std::string model, forward, text_file;
+  std::string model, forward, text_file, cache_type_k, cache_type_v;
   std::string base_model, base_forward;  // empty without a base
   const runner::PerplexityChunks& text;
   std::vector<std::pair<LogitsPath, AccuracySummary>> paths;
@@ -63,9 +64,9 @@ std::string running_ppl(std::span<const LogitsPath> paths, std::span<const runne
 
 void print_table(const Measured& m) {
   const runner::PerplexityChunks& t = m.text;
-  std::printf("%s, %s pass: %zu chunks of %zu tokens from %s (%zu tokens), %zu scored per path\n", m.model.c_str(),
-              m.forward.c_str(), t.chunks.size(), t.chunk, m.text_file.c_str(), t.text_tokens,
-              m.paths.front().second.tokens_scored);
+  std::printf("%s, %s pass, KV %s/%s: %zu chunks of %zu tokens from %s (%zu tokens), %zu scored per path\n",
+              m.model.c_str(), m.forward.c_str(), m.cache_type_k.c_str(), m.cache_type_v.c_str(), t.chunks.size(),
+              t.chunk, m.text_file.c_str(), t.text_tokens, m.paths.front().second.tokens_scored);
   const auto& base = m.paths.front().second.base;
   if (base) {
     std::printf("base %s, %s pass: PPL %.4f\n", m.base_model.c_str(), m.base_forward.c_str(), base->base_ppl);
@@ -85,6 +86,8 @@ void print_table(const Measured& m) {
 nlohmann::json to_json(const Measured& m) {
   nlohmann::json j = {{"model", m.model},
                       {"forward", m.forward},
+                      {"cache_type_k", m.cache_type_k},
+                      {"cache_type_v", m.cache_type_v},
                       {"text", m.text_file},
                       {"text_tokens", m.text.text_tokens},
                       {"ctx", m.text.chunk},
@@ -106,11 +109,12 @@ nlohmann::json to_json(const Measured& m) {
 
 // One row per path; the base's columns are empty without one.
 runner::Table to_table(const Measured& m) {
-  runner::Table t{{"model", "forward", "base", "base_forward", "ctx", "chunks", "tokens_scored", "path", "ppl",
-                   "base_ppl", "kld_mean", "kld_p99", "same_top_pct", "ppl_ratio"},
+  runner::Table t{{"model", "forward", "cache_type_k", "cache_type_v", "base", "base_forward", "ctx", "chunks",
+                   "tokens_scored", "path", "ppl", "base_ppl", "kld_mean", "kld_p99", "same_top_pct", "ppl_ratio"},
                   {}};
   for (const auto& [path, s] : m.paths) {
-    std::vector<std::string> row = {m.model, m.forward, m.base_model, m.base_forward, std::to_string(m.text.chunk),
+    std::vector<std::string> row = {m.model, m.forward, m.cache_type_k, m.cache_type_v, m.base_model, m.base_forward,
+                                    std::to_string(m.text.chunk),
                                     std::to_string(m.text.chunks.size()), std::to_string(s.tokens_scored),
                                     std::string(logits_path_name(path)), runner::csv_number(s.ppl)};
     if (s.base)
@@ -150,16 +154,26 @@ void print(const PerplexityArgs& args, const Measured& m) {
     print_table(m);
 }
 
+KvType cache_type(const std::string& option, const std::string& name) {
+  try {
+    return parse_kv_type(name);
+  } catch (const Error& e) {
+    throw Error(option + ": " + e.what());
+  }
+}
+
 void run(const PerplexityArgs& args) {
   if (args.base == "reference" && args.base_forward != "reference")
     throw Error("--base-forward " + args.base_forward +
                 ": --kl-divergence-base reference is -m's reference pass; name a model file to compare against "
                 "another pass");
+  const KvType k_type = cache_type("--cache-type-k", args.cache_type_k);
+  const KvType v_type = cache_type("--cache-type-v", args.cache_type_v);
   apply_threads(args.model);
   const Engine engine = Engine::load(args.model.model, args.model.tokenizer);
   const runner::PerplexityChunks chunks = text_chunks(args, engine);
   const std::optional<Engine> base_file = load_base_file(args, engine);
-  runner::ChunkLogits model(engine, parse_forward_kind(args.model.forward), chunks.chunk);
+  runner::ChunkLogits model(engine, parse_forward_kind(args.model.forward), chunks.chunk, k_type, v_type);
   std::optional<runner::ChunkLogits> base;
   if (!args.base.empty())
     base.emplace(base_file ? *base_file : engine, parse_forward_kind(args.base_forward), chunks.chunk);
@@ -170,7 +184,8 @@ void run(const PerplexityArgs& args) {
                                            [&](size_t, std::span<const runner::AccuracyTotals> so_far) {
                                              progress.run_done(running_ppl(paths, so_far));
                                            });
-  Measured m{args.model.model, args.model.forward, args.text_file, "", "", chunks, {}};
+  Measured m{args.model.model, args.model.forward, args.text_file, args.cache_type_k, args.cache_type_v, "", "",
+             chunks, {}};
   if (base) {
     m.base_model = base_file ? args.base : args.model.model;
     m.base_forward = args.base_forward;
@@ -206,6 +221,12 @@ void register_perplexity(CLI::App& app) {
                                "for -m's reference pass")
                    ->check(CLI::IsMember({"reference"}) | CLI::ExistingFile);
   add_forward_option(*cmd, "--base-forward", args->base_forward, "The base file's forward pass");
+  cmd->add_option("--cache-type-k", args->cache_type_k,
+                  "K cache element type of -m's pass: f32, f16, bf16, q8_0 (also -ctk; the base's is f32)")
+      ->capture_default_str();
+  cmd->add_option("--cache-type-v", args->cache_type_v,
+                  "V cache element type of -m's pass: f32, f16, bf16, q8_0 (also -ctv; the base's is f32)")
+      ->capture_default_str();
   cmd->get_option("--base-forward")->needs(base);
   auto* json = cmd->add_flag("--json", args->json, "Print one JSON object: the figures per path");
   cmd->add_flag("--csv", args->csv, "Print CSV: a header and one row per path")->excludes(json);

@@ -221,13 +221,7 @@ void add_prompt_options(CLI::App& cmd, std::string& prompt, std::string& prompt_
 }
 
 std::string read_text(const std::string& text, const std::string& file) {
-  if (file.empty()) return text;
-  require_regular_file(file);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail_file(file, "cannot read file");
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  return file.empty() ? text : read_regular_file(file);
 }
 
 }  // namespace pdbench::cli

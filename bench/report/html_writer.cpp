@@ -4,6 +4,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "bench/report/accuracy_table.h"
 #include "bench/report/assets.h"
 #include "bench/report/tables.h"
 #include "engine/util/utc_time.h"
@@ -215,6 +216,14 @@ std::string render_html(const std::vector<RunData>& runs, const std::vector<Char
     h += table_html(key_table(run), "cases", false);
   }
   h += "</section>\n";
+  for (const auto& run : runs) {
+    const TextTable accuracy = accuracy_table(run);
+    if (accuracy.rows.empty()) continue;
+    h += "<section id=\"accuracy\"><h2>Accuracy" + (runs.size() > 1 ? ": " + escape(run.label) : std::string()) +
+         "</h2><p>KL divergence and top-1 agreement against the base, beside the fastest tokens/s of the same "
+         "configuration's batch-1 cases.</p>" +
+         table_html(accuracy, "cases", false) + "</section>\n";
+  }
   std::string sources;
   for (size_t i = 0; i < runs.size(); ++i) sources += (i ? ", " : "") + escape(runs[i].dir);
   return h + page_end(sources);

@@ -1,5 +1,6 @@
 #include "bench/report/markdown_writer.h"
 
+#include "bench/report/accuracy_table.h"
 #include "bench/report/tables.h"
 
 namespace pdbench::report {
@@ -41,6 +42,13 @@ std::string render_summary_markdown(const std::vector<RunData>& runs, const std:
   }
   md += "\n## Cases\n";
   for (const auto& run : runs) md += (runs.size() > 1 ? "\n### " + run.label + "\n" : "") + "\n" + table_md(key_table(run));
+  for (const auto& run : runs) {
+    const TextTable accuracy = accuracy_table(run);
+    if (accuracy.rows.empty()) continue;
+    md += "\n## Accuracy" + (runs.size() > 1 ? ": " + run.label : std::string()) +
+          "\n\nKL divergence and top-1 agreement against the base, beside the fastest tokens/s of the same "
+          "configuration's batch-1 cases.\n\n" + table_md(accuracy);
+  }
   return md;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/runner/accuracy_run.h"
 #include "bench/runner/meta_json.h"
 #include "engine/util/error.h"
 
@@ -28,6 +29,7 @@ RunData read_run(const std::string& dir) {
   run.summary = table("summary.csv");
   run.steps = table("steps.csv");
   run.ops = table("ops.csv");
+  run.accuracy = runner::read_accuracy(dir);
   run.meta = fs::exists(fs::path(dir) / "meta.json") ? runner::read_meta_json(dir) : nlohmann::json::object();
   return run;
 }

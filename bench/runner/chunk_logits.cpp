@@ -9,9 +9,11 @@ namespace pdbench::runner {
 
 namespace {
 
-KvCacheConfig one_chunk_cache(const ModelConfig& model, size_t chunk) {
+KvCacheConfig one_chunk_cache(const ModelConfig& model, size_t chunk, KvType k_type, KvType v_type) {
   GeneratorOptions options;
   options.context = chunk;
+  options.k_type = k_type;
+  options.v_type = v_type;
   return kv_cache_config(options, model);
 }
 
@@ -19,9 +21,9 @@ KvCacheConfig one_chunk_cache(const ModelConfig& model, size_t chunk) {
 
 std::string_view logits_path_name(LogitsPath path) { return path == LogitsPath::Prefill ? "prefill" : "decode"; }
 
-ChunkLogits::ChunkLogits(const Engine& engine, ForwardKind kind, size_t chunk)
+ChunkLogits::ChunkLogits(const Engine& engine, ForwardKind kind, size_t chunk, KvType k_type, KvType v_type)
     : forward_(engine.forward(kind)),
-      cache_(one_chunk_cache(engine.model().config(), chunk)),
+      cache_(one_chunk_cache(engine.model().config(), chunk, k_type, v_type)),
       vocab_(engine.model().config().vocab) {}
 
 std::span<const float> ChunkLogits::run(std::span<const int32_t> chunk, LogitsPath path, size_t from) {

@@ -18,8 +18,10 @@ std::string_view logits_path_name(LogitsPath path);  // "prefill" | "decode"
 
 class ChunkLogits {
  public:
-  // Room for one sequence of `chunk` tokens (f32 K/V).
-  ChunkLogits(const Engine& engine, ForwardKind kind, size_t chunk);
+  // Room for one sequence of `chunk` tokens, K and V stored as k_type and
+  // v_type (the cache's rounding is part of what the figures measure).
+  ChunkLogits(const Engine& engine, ForwardKind kind, size_t chunk, KvType k_type = KvType::F32,
+              KvType v_type = KvType::F32);
 
   size_t vocab() const { return vocab_; }
   // The logits of positions [from, chunk.size() - 1), one vocab row each,

@@ -21,7 +21,8 @@ std::string synthetic_type_for(const Scenario& scenario, const std::string& weig
 
 // The model file for cases with this weight_type: the scenario's path, or the
 // cached synthetic file, written first (atomically, with a note on
-// `progress` when not null) when absent.
+// `progress` when not null) when absent or when its matrices' types are not
+// the ones its type name gives them now.
 std::string model_file_for(const Scenario& scenario, const std::string& weight_type, std::FILE* progress);
 
 }  // namespace pdbench::runner

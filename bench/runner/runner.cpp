@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "bench/runner/accuracy_run.h"
 #include "bench/runner/folder_lock.h"
 #include "bench/runner/load_requests.h"
 #include "bench/runner/measure.h"
@@ -359,6 +360,11 @@ std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
   RunPlan plan = plan_run(scenario, options);
   PreparedRun run = prepare_run(scenario, options, plan.cases, progress_out);
+  std::optional<AccuracyRun> accuracy;  // checked now, scored after the timings
+  if (scenario.accuracy)
+    accuracy.emplace(scenario, accuracy_configs(plan.cases),
+                     [&run](const std::string& w) -> const Engine& { return run.models.at(run.file_of.at(w)).engine; },
+                     bundled_corpus());
 
   // Made only now, so a run refused by any check above leaves no folder.
   fs::create_directories(plan.dir);
@@ -393,6 +399,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   report.stopped_by = report.complete || !stop_requested(options) ? 0 : options.stop->load();
   for (const PreparedCase& p : run.cases)
     report.cases_complete += complete_case(plan.results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
+  if (accuracy && report.complete && !read_accuracy(plan.dir.string()))
+    write_accuracy(plan.dir.string(), accuracy->score(progress_out));
   if (report.complete) meta["finished_at"] = utc_now();
   write_file_atomic(meta_path, meta.dump(2) + "\n");
   report.summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);

@@ -26,7 +26,13 @@ std::vector<std::string> kv_type_names() {
   return names;
 }
 const std::vector<std::string> kKvTypes = kv_type_names();
-const std::vector<std::string> kWeightTypes = {"file", "f32", "f16", "bf16", "q8_0", "q4_0"};
+// "file" (the model file's types as stored), then make-model's --type values.
+std::vector<std::string> weight_type_names() {
+  std::vector<std::string> names{"file"};
+  for (auto& n : quant_mix_names()) names.push_back(std::move(n));
+  return names;
+}
+const std::vector<std::string> kWeightTypes = weight_type_names();
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -167,6 +173,22 @@ class Reader {
     }
   }
 
+  void accuracy(const toml::table& t) {
+    only_keys(t, "accuracy", {"text", "chunk", "chunks", "base"});
+    AccuracySpec& a = s_.accuracy.emplace();
+    a.line = line_of(t);
+    if (const auto* n = t.get("text")) a.text = path(*n, "text");
+    if (const auto* n = t.get("chunk")) {
+      a.chunk = static_cast<size_t>(integer(*n, "chunk", 4, int64_t{1} << 24));
+      if (a.chunk % 2 != 0) fail(*n, "chunk", "= " + std::to_string(a.chunk) + " must be even (half of it is scored)");
+    }
+    if (const auto* n = t.get("chunks")) a.max_chunks = static_cast<size_t>(integer(*n, "chunks", 0));
+    if (const auto* n = t.get("base")) {
+      a.base = string(*n, "base");
+      if (a.base != "reference") a.base = path(*n, "base");
+    }
+  }
+
   void sampling(const toml::table& t) {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
@@ -289,7 +311,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     throw Error(where(s, static_cast<int>(e.source().begin.line)) + ": " + std::string(e.description()));
   }
   Reader r(s, fs::path(path).parent_path().string());
-  r.only_keys(root, "", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla"});
+  r.only_keys(root, "",
+              {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla", "accuracy"});
   if (const auto* n = root.get("name")) s.name = r.string(*n, "name");
   if (const auto* n = root.get("description")) s.description = r.string(*n, "description");
   if (const auto* n = root.get("trace")) {
@@ -305,6 +328,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
   if (const auto* n = root.get("load")) read_load_table(r, r.table(*n, "load"), s.load_options);
   if (const auto* n = root.get("sla")) read_sla_table(r, r.table(*n, "sla"), s.sla);
+  if (const auto* n = root.get("accuracy")) r.accuracy(r.table(*n, "accuracy"));
   if (const auto* n = root.get("sweep")) {
     if (const toml::array* tables = n->as_array()) {  // [[sweep]]: one product per table
       for (size_t i = 0; i < tables->size(); ++i) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,16 @@ struct SweepAxes {
   LoadAxes load;  // serving-style load (load.h)
 };
 
+// [accuracy]: perplexity and KL divergence against a base, scored once for
+// each (weight_type, kv_type_k, kv_type_v) the cases run (accuracy_run.h).
+struct AccuracySpec {
+  int line = 0;      // of the table, for errors
+  std::string text;  // the text scored; empty: the bundled corpus
+  size_t chunk = 128;              // tokens per chunk (llama-perplexity's -c)
+  size_t max_chunks = 0;           // score at most this many chunks; 0: all
+  std::string base = "reference";  // the model's own reference pass, or a model file's
+};
+
 // The scenario's own axes are [sweep], or the first of several [[sweep]]
 // tables; the cases are the union of every table's product.
 struct Scenario : SweepAxes {
@@ -51,7 +62,7 @@ struct Scenario : SweepAxes {
   std::string model;  // resolved against the scenario's folder
   std::string tokenizer;
   std::string model_like;  // a synthetic_model_names() preset
-  std::string model_type;  // a synthetic_type_names() type
+  std::string model_type;  // a quant_mix_names() name
   uint64_t model_seed = 0;
   // (prompt, output) length pairs to replay, read when the scenario is: each
   // row is a case in place of the prompt_tokens x output_tokens axes.
@@ -73,6 +84,8 @@ struct Scenario : SweepAxes {
   size_t warmup_max = 10;
   size_t warmup_window = 3;
   double warmup_tolerance_pct = 5.0;
+
+  std::optional<AccuracySpec> accuracy;
 
   // [[sweep]] tables after the first.
   std::vector<SweepAxes> more_sweeps;

@@ -40,25 +40,6 @@ constexpr std::array<Preset, 7> kPresets{{
     {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0},
 }};
 
-// general.file_type is llama.cpp's LLAMA_FTYPE, numbered apart from ggml's types.
-struct TypeRow {
-  TensorType type;
-  uint32_t llama_ftype;
-};
-constexpr std::array<TypeRow, 5> kTypes{{
-    {TensorType::F32, 0},
-    {TensorType::F16, 1},
-    {TensorType::BF16, 32},
-    {TensorType::Q8_0, 7},
-    {TensorType::Q4_0, 2},
-}};
-
-uint32_t llama_ftype(TensorType type) {
-  for (const auto& t : kTypes)
-    if (t.type == type) return t.llama_ftype;
-  return kTypes[0].llama_ftype;  // unreachable: every TensorType has a row
-}
-
 constexpr float kWeightStd = 0.02f;
 // WeightStatistics::Trained: the massive channels' value in every token's
 // embedding (100x the weights' std), and the final norm's gain over the
@@ -237,12 +218,6 @@ WeightStatistics parse_weight_statistics(std::string_view name) {
               joined(weight_statistics_names()) + ")");
 }
 
-std::vector<std::string> synthetic_type_names() {
-  std::vector<std::string> names;
-  for (const auto& t : kTypes) names.emplace_back(traits(t.type).name);
-  return names;
-}
-
 ModelConfig preset_config(std::string_view like) {
   for (const auto& p : kPresets) {
     if (p.name != like) continue;
@@ -266,12 +241,6 @@ ModelConfig preset_config(std::string_view like) {
   throw Error("unknown model '" + std::string(like) + "' (choices: " + joined(synthetic_model_names()) + ")");
 }
 
-TensorType synthetic_type(std::string_view name) {
-  for (const auto& t : kTypes)
-    if (traits(t.type).name == name) return t.type;
-  throw Error("unknown weight type '" + std::string(name) + "' (choices: " + joined(synthetic_type_names()) + ")");
-}
-
 uint64_t parameter_count(const ModelConfig& c) {
   const uint64_t d = c.dim, q = c.q_dim(), kv = c.kv_dim();
   const uint64_t per_layer = 2 * d                     // attention and FFN norms
@@ -285,11 +254,10 @@ uint64_t parameter_count(const ModelConfig& c) {
 void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
   check_spec(spec, path);
   const ModelConfig& c = spec.config;
-  const std::string type_name(traits(spec.type).name);
   gguf::GgufWriter w;
   w.set("general.architecture", gguf::Value::str(architecture_name(c.arch)));
-  w.set("general.name", gguf::Value::str("synthetic " + spec.like + " " + type_name));
-  w.set("general.file_type", gguf::Value::u32(llama_ftype(spec.type)));
+  w.set("general.name", gguf::Value::str("synthetic " + spec.like + " " + spec.mix.name));
+  w.set("general.file_type", gguf::Value::u32(static_cast<uint32_t>(spec.mix.file_type)));
   w.set("general.quantization_version", gguf::Value::u32(2));  // ggml's, as llama.cpp writes it
   set_hyperparameters(w, c);
   set_tokenizer(w, c.vocab);
@@ -297,8 +265,10 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
   // Tensors in llama.cpp's order; the index seeds each one's random stream.
   uint64_t tensor = 0;
   const bool trained = spec.statistics == WeightStatistics::Trained;
+  const MixModel mix_shape = mix_model(c);
   const auto matrix = [&](const std::string& name, size_t cols, size_t rows, std::vector<size_t> massive = {}) {
-    w.add_tensor(name, spec.type, {cols, rows}, random_rows(spec.type, cols, spec.seed, tensor++, std::move(massive)));
+    const TensorType type = mix_tensor_type(spec.mix, mix_shape, name, cols);
+    w.add_tensor(name, type, {cols, rows}, random_rows(type, cols, spec.seed, tensor++, std::move(massive)));
   };
   const auto vector = [&](const std::string& name, size_t n, float value) {
     w.add_tensor(name, TensorType::F32, {n}, constant_rows(value));

@@ -9,6 +9,7 @@
 
 #include "engine/format/tensor_type.h"
 #include "engine/model/config.h"
+#include "engine/model/quant_mix.h"
 
 namespace pdbench {
 
@@ -29,7 +30,7 @@ enum class WeightStatistics {
 struct SyntheticSpec {
   std::string like;  // preset name or a test's label; general.name is "synthetic <like> <type>"
   ModelConfig config;
-  TensorType type = TensorType::F32;  // of every matrix, the token embedding included
+  QuantMix mix = TensorType::F32;  // the matrices' types, the token embedding included
   uint64_t seed = 0;
   WeightStatistics statistics = WeightStatistics::Random;
 };
@@ -37,23 +38,21 @@ struct SyntheticSpec {
 // The residual-stream channels that WeightStatistics::Trained makes massive.
 std::vector<size_t> massive_channels(const ModelConfig& config);
 
-// The --like, --type and --statistics values, in table order.
+// The --like and --statistics values, in table order (--type's are
+// quant_mix_names()).
 std::vector<std::string> synthetic_model_names();
-std::vector<std::string> synthetic_type_names();
 std::vector<std::string> weight_statistics_names();
 WeightStatistics parse_weight_statistics(std::string_view name);
 
 // The published hyperparameters of a named model; throws pdbench::Error
 // listing the names when `like` is none of them.
 ModelConfig preset_config(std::string_view like);
-// Throws pdbench::Error listing the names when `name` is not a type name.
-TensorType synthetic_type(std::string_view name);
 
 // Weights plus norms and biases, as model cards count parameters.
 uint64_t parameter_count(const ModelConfig& config);
 
 // Writes the model as llama.cpp names and lays it out: matrices normal with
-// std 0.02 in spec.type, norms 1.0 and biases 0.0 in f32 (spec.statistics
+// std 0.02 in the types spec.mix gives them, norms 1.0 and biases 0.0 in f32 (spec.statistics
 // says what changes for Trained), a synthetic SentencePiece vocabulary. Each row's values depend only on (seed, tensor,
 // row), so the file is the same however it is chunked or threaded.
 void write_synthetic_model(const SyntheticSpec& spec, const std::string& path);

@@ -35,6 +35,23 @@ TEST(PerplexityCli, JsonHasTheFiguresOfEachPath) {
   EXPECT_NE(r.err.find("[10/10] prefill PPL "), std::string::npos) << r.err;  // progress
 }
 
+// -ctk/-ctv set -m's KV cache (the base keeps f32), so a cache type's
+// accuracy is measured against the f32 cache's: q8_0 moves the figures.
+TEST(PerplexityCli, CacheTypesAreTheModelPassesAndMoveItsFigures) {
+  const CommandResult r = pdbench("perplexity -m " + quote(model_path("stories260K.gguf")) + " -f " + corpus() +
+                                  " -c 128 -t 1 --path prefill -ctk q8_0 --cache-type-v q8_0 "
+                                  "--kl-divergence-base reference --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cache_type_k"], "q8_0");
+  EXPECT_EQ(j["cache_type_v"], "q8_0");
+  EXPECT_GT(j["paths"]["prefill"]["kld_mean"].get<double>(), 0);
+  const CommandResult bad = pdbench("perplexity -m " + quote(model_path("stories260K.gguf")) + " -f " + corpus() +
+                                    " -ctv q4_0");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--cache-type-v: KV cache: unknown element type 'q4_0'"), std::string::npos) << bad.err;
+}
+
 TEST(PerplexityCli, WithoutABaseOnlyPerplexityAndCsvHasARowPerPath) {
   const std::string args = "perplexity -m " + quote(model_path("stories260K.gguf")) + " -f " + corpus() + " -c 128 -t 1";
   CommandResult r = pdbench(args + " --path decode --json");
@@ -45,7 +62,9 @@ TEST(PerplexityCli, WithoutABaseOnlyPerplexityAndCsvHasARowPerPath) {
   EXPECT_EQ(j["paths"]["decode"].size(), 1u) << j.dump();  // ppl alone
   r = pdbench(args + " --csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(r.out.starts_with("model,forward,base,base_forward,ctx,chunks,tokens_scored,path,ppl,")) << r.out;
+  EXPECT_TRUE(r.out.starts_with("model,forward,cache_type_k,cache_type_v,base,base_forward,ctx,chunks,tokens_scored,"
+                                "path,ppl,"))
+      << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;  // header, prefill, decode
   r = pdbench(args);
   EXPECT_NE(r.out.find("decode "), std::string::npos) << r.out;  // the table on stdout

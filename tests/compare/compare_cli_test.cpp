@@ -98,6 +98,36 @@ TEST_F(CompareCli, FingerprintMismatchRefusesUnlessAllowed) {
   EXPECT_NE(allowed.out.find("FINGERPRINT MISMATCH"), std::string::npos);
 }
 
+// accuracy.csv (the fixture's, tests/data/results-fixture/a) on both
+// sides: the same figures are no regression; the decode path's mean KLD
+// up 100x (beyond x1.1 and +0.001) is one, exit 1, even with speed the
+// same; a threshold the change stays within (--kld-increase) is none.
+TEST_F(CompareCli, AccuracyHasAVerdictOfItsOwn) {
+  const runner::Table fixture_acc = runner::read_csv(test::data_path("results-fixture/a/accuracy.csv"));
+  runner::write_csv(dir_ + "/base/accuracy.csv", fixture_acc);
+  runner::write_csv(dir_ + "/same/accuracy.csv", fixture_acc);
+  runner::Table worse = fixture_acc;
+  worse.rows[1][worse.column("kld_mean")] = "0.005";
+  worse.rows[1][worse.column("same_top_pct")] = "93.5";
+  write_run(dir_ + "/lossy",
+            fixture::make_run("lossy", {{"decode_ms", fixture::kQuiet}, {"prefill_ms", fixture::kQuiet}}));
+  runner::write_csv(dir_ + "/lossy/accuracy.csv", worse);
+
+  const Outcome same = pdbench("compare " + dir_ + "/base " + dir_ + "/same --md " + dir_ + "/same.md");
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find("file KV f32/f32              decode  KLD 0.000000 -> 0.000000"), std::string::npos)
+      << same.out;
+  EXPECT_NE(read(dir_ + "/same.md").find("| file KV f32/f32 | prefill |"), std::string::npos);
+  const Outcome lossy = pdbench("compare " + dir_ + "/base " + dir_ + "/lossy --md " + dir_ + "/lossy.md");
+  EXPECT_EQ(lossy.code, 1) << lossy.out;
+  EXPECT_NE(lossy.out.find("decode  KLD 0.000000 -> 0.005000, same top 100.00% -> 93.50%  regressed"),
+            std::string::npos)
+      << lossy.out;
+  EXPECT_NE(read(dir_ + "/lossy.md").find("REGRESSION"), std::string::npos);
+  EXPECT_EQ(pdbench("compare " + dir_ + "/base " + dir_ + "/lossy --kld-increase 0.01").code, 0);
+  EXPECT_EQ(pdbench("compare " + dir_ + "/base " + dir_ + "/lossy --kld-ratio 0.5").code, 2);
+}
+
 TEST(RunCli, DecodeDelayIsHiddenAndSlowsOnlyDecode) {
   const Outcome help = pdbench("run --help");
   EXPECT_EQ(help.code, 0);

@@ -32,7 +32,7 @@ inline nlohmann::json plain_meta() {
 // Every case gets the same samples per column: column -> samples.
 inline RunData make_run(const std::string& label, const std::map<std::string, std::vector<double>>& columns,
                         const std::vector<std::string>& cases = {"c0"}) {
-  RunData run{label, plain_meta(), {}};
+  RunData run{label, plain_meta(), {}, std::nullopt};
   run.samples.columns = {"case_id", "rep"};
   for (const auto& [name, values] : columns) run.samples.columns.push_back(name);
   const size_t reps = columns.begin()->second.size();

@@ -15,6 +15,7 @@
 #include "engine/model/synthetic_vocab.h"
 #include "engine/runtime/generator.h"
 #include "engine/util/error.h"
+#include "tests/support/greedy.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/tiny_model.h"
 
@@ -94,7 +95,7 @@ TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
       EXPECT_EQ(w.layers[1].k_norm.size(), spec.config.qk_norm ? spec.config.head_dim : 0);
       for (const float b : w.layers[1].bv) EXPECT_EQ(b, 0.0f);
       for (const float g : w.layers[1].ffn_norm) EXPECT_EQ(g, 1.0f);
-      EXPECT_EQ(m.gguf()->get_string("general.name"), "synthetic tiny-" + like + " " + type_name);
+      EXPECT_EQ(m.gguf()->get_string("general.name"), "synthetic tiny-" + like + " " + spec.mix.name);
     }
   }
 }
@@ -133,14 +134,7 @@ TEST_F(Synthetic, TokenizerRoundTripsAndGenerationRuns) {
   // Lower-case words merge into multi-letter pieces.
   EXPECT_LT(tok.encode("hello world", false).size(), std::string("hello world").size());
 
-  GeneratorOptions options;
-  options.context = 32;
-  Generator generator(engine, options);
-  GenerateRequest request;
-  request.prompt = "hello";
-  request.max_new_tokens = 4;
-  request.sampling.temperature = 0.0f;
-  const GenerationResult r = generator.generate(request);
+  const GenerationResult r = test::generate_greedy(engine, ForwardKind::Fast, "hello", 4);
   EXPECT_FALSE(r.ids.empty());
   for (const int32_t id : r.ids) {
     EXPECT_GE(id, 0);
@@ -285,10 +279,11 @@ TEST(SyntheticPreset, UnknownNamesListTheChoices) {
         << e.what();
   }
   try {
-    synthetic_type("q4_k");
+    quant_mix("q9_k");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("f32, f16, bf16, q8_0, q4_0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("f32, f16, bf16, q8_0, q4_0, q4_1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("q4_k_m"), std::string::npos) << e.what();
   }
 }
 

@@ -3,14 +3,18 @@
 // overlays of two runs, Markdown with its SVG images, and clear errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 
+#include "bench/report/accuracy_table.h"
 #include "bench/report/cases.h"
 #include "bench/report/chart_specs.h"
 #include "bench/report/insights.h"
+#include "bench/report/markdown_writer.h"
 #include "bench/report/report.h"
 #include "bench/report/results_reader.h"
 #include "engine/util/error.h"
@@ -186,6 +190,28 @@ TEST(Report, WeightsPrecisionIsReadByTheEnginesNames) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The fixture's accuracy.csv beside its configuration's speed: the
+// fastest batch-1 prefill and decode tokens/s of its file, f32/f32 cases;
+// a run without accuracy.csv has no such table.
+TEST(Report, AccuracySitsBesideTheSameConfigurationsSpeed) {
+  const RunData a = read_run(fixture("a"));
+  const TextTable t = accuracy_table(a);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0], (std::vector<std::string>{"file", "f32/f32", "prefill", "6.3219", "0.000000", "0.000000",
+                                                 "100.00%", t.rows[0][7]}));
+  EXPECT_EQ(t.rows[1][2], "decode");
+  for (size_t i = 0; i < 2; ++i) {
+    double fastest = 0;
+    for (const auto& row : a.summary.rows)
+      fastest = std::max(fastest, number(a.summary, row, i == 0 ? "prefill_median_tok_s" : "decode_median_tok_s"));
+    EXPECT_DOUBLE_EQ(std::stod(t.rows[i][7]), std::round(fastest * 10) / 10) << i;
+  }
+  const std::string md = render_summary_markdown({a}, {});
+  EXPECT_NE(md.find("## Accuracy\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| file | f32/f32 | decode | 6.3219 |"), std::string::npos) << md;
+  EXPECT_TRUE(accuracy_table(read_run(fixture("b"))).rows.empty());
 }
 
 TEST(Report, MarkdownHasTablesSentencesAndSvgCharts) {

@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 
+#include "bench/runner/accuracy_run.h"
 #include "bench/runner/merge.h"
 #include "bench/runner/results.h"
 #include "bench/runner/runner.h"
@@ -66,6 +67,7 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_EQ(read_csv(options.out_dir + "/steps.csv").columns, docs["steps.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/ops.csv").columns, docs["ops.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/requests.csv").columns, docs["requests.csv"]);
+  EXPECT_EQ(accuracy_columns(), docs["accuracy.csv"]);  // written by a scenario with [accuracy]
   // summary.csv: the case columns, then METRIC_STAT for every pair, then the rest.
   std::vector<std::string> summary = docs["summary.csv"];
   const auto& metrics = docs["summary metrics"];

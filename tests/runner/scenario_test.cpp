@@ -106,7 +106,10 @@ TEST(Scenario, SyntheticModel) {
                 .find("scenarios/x.toml:2: key 'like' = \"llama-135M\" is not one of: smollm2-135m"),
             std::string::npos);
   EXPECT_EQ(error_of("[model]\nlike = \"smollm2-135m\"\n"),
-            "scenarios/x.toml:1: [model] 'like' needs 'type' (one of: f32, f16, bf16, q8_0, q4_0)");
+            "scenarios/x.toml:1: [model] 'like' needs 'type' (one of: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, "
+            "q5_1, q2_k_s, q2_k, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k, iq4_nl, iq4_xs, "
+            "q3_k, q4_k, q5_k, q8_0-pure, q4_0-pure, q4_1-pure, q5_0-pure, q5_1-pure, q2_k-pure, q6_k-pure, "
+            "iq4_nl-pure, iq4_xs-pure)");
   EXPECT_EQ(error_of(kModel + "type = \"f16\"\n"),
             "scenarios/x.toml:3: key 'type' needs 'like' (a model file's weights are as stored)");
   EXPECT_EQ(error_of(kModel + "seed = 1\n"), "scenarios/x.toml:3: key 'seed' needs 'like'");

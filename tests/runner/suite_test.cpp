@@ -15,6 +15,8 @@
 #include "bench/runner/runner.h"
 #include "bench/runner/sysinfo.h"
 #include "bench/runner/trace.h"
+#include "engine/format/gguf.h"
+#include "engine/model/synthetic_model.h"
 #include "engine/profile/op_profile.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
@@ -186,6 +188,24 @@ TEST(SyntheticModel, GeneratedOnceAndRunPerWeightType) {
   EXPECT_EQ(meta["model"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(meta["models"]["q8_0"]["path"], q8);
   EXPECT_EQ(meta["models"]["file"]["sha256"], meta["model"]["sha256"]);
+  fs::remove_all(dir);
+}
+
+// A cached file whose tensor types are not its name's mix (q4_0 meant
+// every matrix q4_0 before it meant llama-quantize's Q4_0, whose LM head is
+// q6_K, here q8_0: 576 is no whole number of 256-blocks) is written again.
+TEST(SyntheticModel, CachedFileOfAnotherMixIsWrittenAgain) {
+  const std::string dir = test::temp_dir("stale-mix");
+  const CacheHome home(dir);
+  std::ofstream(dir + "/s.toml") << "[model]\nlike = \"smollm2-135m\"\ntype = \"q4_0\"\n";
+  const Scenario s = load_scenario(dir + "/s.toml");
+  const std::string path = synthetic_model_path("smollm2-135m", "q4_0", 0);
+  fs::create_directories(fs::path(path).parent_path());
+  write_synthetic_model({"smollm2-135m", preset_config("smollm2-135m"), TensorType::Q4_0, 0}, path);
+  const auto embedding_type = [&] { return gguf::GgufFile::open(path).tensor("token_embd.weight").type; };
+  ASSERT_EQ(embedding_type(), TensorType::Q4_0);
+  EXPECT_EQ(model_file_for(s, "file", nullptr), path);
+  EXPECT_EQ(embedding_type(), TensorType::Q8_0);
   fs::remove_all(dir);
 }
 
