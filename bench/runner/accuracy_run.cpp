@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "bench/runner/perplexity.h"
+#include "bench/runner/thread_count.h"
 #include "engine/util/error.h"
 #include "engine/util/regular_file.h"
 
@@ -79,7 +80,7 @@ Table AccuracyRun::score(std::FILE* progress) const {
   const AccuracySpec& spec = *scenario_.accuracy;
   Table table{accuracy_columns(), {}};
   // On every core the process may use, whatever the last case's threads.
-  omp_set_num_threads(omp_get_num_procs());
+  const ThreadCount threads(omp_get_num_procs());
   for (const AccuracyConfig& c : configs_) {
     const Engine& engine = engine_of_(c.weight_type);
     ChunkLogits model(engine, ForwardKind::Fast, chunks_.chunk, parse_kv_type(c.kv_type_k), parse_kv_type(c.kv_type_v));

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <dnnl.hpp>
 
+#include "bench/runner/thread_count.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -16,18 +17,6 @@ namespace {
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-// OpenMP threads for a scope: oneDNN sizes its thread partition when a
-// primitive is made.
-class ThreadCount {
- public:
-  explicit ThreadCount(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
-  ~ThreadCount() { omp_set_num_threads(saved_); }
-  ThreadCount(const ThreadCount&) = delete;
-  ThreadCount& operator=(const ThreadCount&) = delete;
-
- private:
-  int saved_;
-};
 
 // Fills a buffer with one byte: small normal bf16 values (0x3c3c, about
 // 0.011) or s8 ones (60), so no denormal or saturation path runs.

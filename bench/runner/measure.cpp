@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "bench/runner/stats.h"
+#include "bench/runner/thread_count.h"
 
 namespace pdbench::runner {
 
@@ -73,7 +74,7 @@ RunResult run_load(const PreparedCase& c) {
 }  // namespace
 
 RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token) {
-  omp_set_num_threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
+  const ThreadCount threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
   Generator& generator = *c.generator;
   GenerateRequest request;
   request.prompt = c.prompt(run).text;
