@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
+#include "bench/runner/accuracy_run.h"
 #include "bench/runner/meta_json.h"
 #include "bench/runner/results.h"
 #include "bench/runner/sweep.h"
@@ -72,6 +74,30 @@ void require_every_shard(const std::vector<std::string>& dirs, const std::vector
   if (!missing.empty()) throw Error("merge: shard " + missing + " missing; the merged results would look complete");
 }
 
+// The shards' accuracy.csv rows, one per configuration and path: a shard
+// scores the configurations of its own cases, and one that two shards
+// share is scored alike by both, so the first shard's row stands.
+class MergedAccuracy {
+ public:
+  void add(const std::string& dir) {
+    const std::optional<Table> shard = read_accuracy(dir);
+    if (!shard) return;
+    if (!table_) table_ = Table{accuracy_columns(), {}};
+    for (const auto& row : shard->rows) {
+      std::vector<std::string> key;
+      for (const std::string& column : accuracy_key_columns()) key.push_back(row[shard->column(column)]);
+      if (scored_.insert(key).second) table_->rows.push_back(row);
+    }
+  }
+  void write(const std::string& out) const {
+    if (table_) write_accuracy(out, *table_);
+  }
+
+ private:
+  std::optional<Table> table_;
+  std::set<std::vector<std::string>> scored_;
+};
+
 }  // namespace
 
 void merge_results(const std::string& out, const std::vector<std::string>& inputs) {
@@ -88,6 +114,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   bool finished = true;
   std::string last_finish;  // ISO 8601 UTC strings order as times
   nlohmann::json shards = nlohmann::json::array();
+  MergedAccuracy accuracy;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& dir = inputs[i];
     const nlohmann::json& m = metas[i];
@@ -102,6 +129,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
     merged.steps.rows.insert(merged.steps.rows.end(), r.steps.rows.begin(), r.steps.rows.end());
     merged.ops.rows.insert(merged.ops.rows.end(), r.ops.rows.begin(), r.ops.rows.end());
     merged.requests.rows.insert(merged.requests.rows.end(), r.requests.rows.begin(), r.requests.rows.end());
+    accuracy.add(dir);
     cases += m.value("cases", size_t{0});
     finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();
     if (m.value("started_at", std::string()) < meta.value("started_at", std::string())) meta["started_at"] = m["started_at"];
@@ -118,6 +146,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   meta["merged_from"] = shards;
   fs::create_directories(out);
   write_results(out, merged);
+  accuracy.write(out);
   write_file_atomic((fs::path(out) / "meta.json").string(), meta.dump(2) + "\n");
 }
 

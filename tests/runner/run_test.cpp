@@ -240,6 +240,42 @@ TEST(Run, ShardsMergeIntoTheWholeCaseSet) {
   fs::remove_all(dir);
 }
 
+// Each shard scores the accuracy of its own cases' configurations; the
+// merged folder keeps one row per configuration and path, the first
+// shard's where both scored it.
+TEST(Run, ShardsMergeTheirAccuracyRows) {
+  const std::string dir = test::temp_dir("shard-accuracy");
+  const Scenario s = tiny_scenario(dir);
+  const auto row = [](const std::string& kv, const std::string& ppl) {
+    std::vector<std::string> r(accuracy_columns().size(), "0");
+    const auto set = [&](const std::string& column, const std::string& value) {
+      r[static_cast<size_t>(std::find(accuracy_columns().begin(), accuracy_columns().end(), column) -
+                            accuracy_columns().begin())] = value;
+    };
+    set("weight_type", "q8_0");
+    set("kv_type_k", kv);
+    set("kv_type_v", kv);
+    set("path", "prefill");
+    set("ppl", ppl);
+    return r;
+  };
+  for (size_t k : {1, 2}) {
+    RunOptions o;
+    o.out_dir = dir + "/shard" + std::to_string(k);
+    o.shard = {k, 2};
+    run_scenario(s, o, nullptr);
+    write_accuracy(o.out_dir, Table{accuracy_columns(), {row("f16", std::to_string(k)), row(k == 1 ? "f32" : "q8_0", "7")}});
+  }
+  merge_results(dir + "/merged", {dir + "/shard1", dir + "/shard2"});
+  const std::optional<Table> merged = read_accuracy(dir + "/merged");
+  ASSERT_TRUE(merged);
+  ASSERT_EQ(merged->rows.size(), 3u);
+  EXPECT_EQ(merged->rows[0][merged->column("ppl")], "1");  // f16: the first shard's
+  EXPECT_EQ(merged->rows[1][merged->column("kv_type_k")], "f32");
+  EXPECT_EQ(merged->rows[2][merged->column("kv_type_k")], "q8_0");
+  fs::remove_all(dir);
+}
+
 TEST(Run, CaseBeyondTheContextIsAnError) {
   const std::string dir = test::temp_dir("ctx");
   Scenario s = tiny_scenario(dir);
