@@ -6,7 +6,8 @@
 // tested against, and run any format an ISA has none for.
 //
 // Use: prepare x once per matmul (into the weight format's activation type,
-// weight_format.h: Q8_0 and Q4_0 quantize it into BlockQ8Act), then let
+// weight_format.h: Q8_0, Q4_0 and Q4_K to Q6_K quantize it into
+// BlockQ8Act), then let
 // each thread of the caller's parallel region compute its own rows:
 //
 //   GemvActivation act;                      // reused across decode steps
@@ -64,8 +65,8 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
 inline constexpr size_t kGemvMaxBatch = 8;
 
 // Whether gemm_rows reads w's weights once per tile of kGemvMaxBatch tokens
-// on `isa` (a layout with a batch kernel: Q8_0 and Q4_0 regrouped, which
-// AVX-512 reads, and the scalar reference of those rows); otherwise it makes
+// on `isa` (a layout with a batch kernel: the integer formats regrouped,
+// which AVX-512 reads, and the scalar reference of those rows); otherwise it makes
 // one pass per activation, and a GEMM is the better tool for many tokens.
 bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 

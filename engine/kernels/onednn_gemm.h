@@ -17,7 +17,7 @@
 // a copy requantized with one scale per output row and activations with one
 // per token, is the int8 compute roof sysinfo measures (gemm_peak.h); the
 // forward pass does not run it, since those scales lose a quantized file's
-// block scales (Q8_0/Q4_0 prefill runs gemm_rows, gemv.h).
+// block scales (the integer formats' prefill runs gemm_rows, gemv.h).
 //
 // oneDNN opens its own OpenMP region per execute: never call run() from
 // inside a parallel region.

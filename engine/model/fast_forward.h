@@ -2,14 +2,16 @@
 // The optimized forward pass: one layer loop over the tokens in flight (a
 // decode token, a batch of them, or prompts), each matrix product chosen
 // per call by the size of that batch and the matrix's format:
-//   - quantized formats (Q8_0, Q4_0) run their own integer dot products
+//   - Q8_0, Q4_0 and Q4_K to Q6_K run their own integer dot products
 //     for any number of tokens (gemm_rows: the weights' block scales kept,
 //     activations quantized per block of 32, as llama.cpp does), from the
 //     copy the GEMV kernels read (GemvMatrix), read once per call;
-//   - float formats (F32, F16, BF16) run the GEMV on the file's rows for
-//     one token and a oneDNN GEMM on a packed copy for more.
-// So each matrix is held once beside the file's pages: regrouped for
-// Q8_0/Q4_0 on AVX-512 (none elsewhere), packed for oneDNN for floats. A
+//   - float formats (F32, F16, BF16), and the quantized ones without
+//     integer kernels, run the GEMV on the file's rows for one token and a
+//     oneDNN GEMM on a packed copy for more.
+// So each matrix is held once beside the file's pages: regrouped for the
+// integer formats on AVX-512 (none elsewhere), packed for oneDNN for the
+// rest. A
 // single token runs the whole pass in one OpenMP parallel region
 // (thread_team.h).
 #include <array>

@@ -105,13 +105,15 @@ double activation_error(const Weights& w, int64_t r, const float* x, const GemvA
 // sum|w||x| for the two sums together is the bound for f32, f16 and bf16
 // (bf16 and f16 weights meet f32 activations: no activation error).
 //
-// Formats whose activation is quantized (Q8_0 and Q4_0 take Q8_32 blocks)
+// Formats whose activation is quantized (Q8_0, Q4_0 and Q4_K to Q6_K take
+// Q8_32 blocks)
 // multiply by x' instead of x, which adds at most sum |w| |x - x'|
 // (for Q8_32, |x_j - x'_j| <= d_b (1/2 + 2^-15):
 // ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa). Their integer
-// block sums are exact; the per-block scaling rounds three times more per
-// block than the sum counts, well inside doubling the float term to
-// 8 sqrt(n) u sum|w||x|.
+// block sums are exact; the per-block scaling (for the K-quants d sc and
+// dmin m, each exact in f32, times the activation's scale) rounds three
+// times more per block than the sum counts, well inside doubling the float
+// term to 8 sqrt(n) u sum|w||x|.
 float error_bound(const Weights& w, int64_t r, const float* x, const GemvActivation& act) {
   const double sums = sum_rounding_bound(w, r, std::vector<double>(x, x + w.view.cols));
   if (!quantizes_activation(w.view.type)) return static_cast<float>(sums);
