@@ -29,9 +29,8 @@ double parse_time(const std::string& cell, const std::string& where) {
   return v;
 }
 
-// metric column -> case_id -> samples, in row order; cases in first-seen order.
+// metric column -> case_id -> samples, in row order.
 struct Samples {
-  std::vector<std::string> cases;
   std::map<std::string, std::map<std::string, std::vector<double>>> values;
 };
 
@@ -39,10 +38,6 @@ Samples collect(const RunData& run) {
   Samples s;
   const runner::Table& t = run.samples;
   const size_t case_col = t.column("case_id");
-  for (const auto& row : t.rows) {
-    const std::string& id = row[case_col];
-    if (std::find(s.cases.begin(), s.cases.end(), id) == s.cases.end()) s.cases.push_back(id);
-  }
   for (const Metric& m : compared_metrics()) {
     const auto it = std::find(t.columns.begin(), t.columns.end(), m.column);
     if (it == t.columns.end()) continue;  // an older results folder: the metric is left out
@@ -109,7 +104,7 @@ std::vector<PhaseCounts> Comparison::by_phase() const {
 }
 
 Comparison compare_runs(const RunData& base, const RunData& next, const Rule& rule,
-                        const AccuracyRule& accuracy_rule) {
+                        const AccuracyRule& accuracy_rule, const MatchRule& match) {
   Comparison c;
   c.accuracy_rule = accuracy_rule;
   c.accuracy = compare_accuracy(base.accuracy, next.accuracy, accuracy_rule);
@@ -117,28 +112,29 @@ Comparison compare_runs(const RunData& base, const RunData& next, const Rule& ru
   c.new_label = next.label;
   c.rule = rule;
   c.fingerprint = fingerprint_differences(base.meta, next.meta);
+  const CasePairs pairs = pair_cases(base.samples, next.samples, match, base.label, next.label);
+  c.only_base = pairs.only_base;
+  c.only_new = pairs.only_new;
+  c.key_axes = pairs.key_axes;
+  const bool across_models = (match.mode == MatchRule::Mode::Match && !match.keys_on("model")) ||
+                             (match.mode == MatchRule::Mode::Ignore && match.keys_on("model"));
+  for (FieldDifference& d : c.fingerprint)
+    if (across_models && d.field == "model/sha256") {
+      d.expected = true;
+      d.mismatch = false;
+    }
   const Samples a = collect(base), b = collect(next);
-  for (const auto& id : a.cases)
-    if (std::find(b.cases.begin(), b.cases.end(), id) == b.cases.end()) c.only_base.push_back(id);
-  for (const auto& id : b.cases)
-    if (std::find(a.cases.begin(), a.cases.end(), id) == a.cases.end()) c.only_new.push_back(id);
-  if (c.only_base.size() == a.cases.size())
-    throw Error(base.label + " and " + next.label + " have no case in common");
-
-  std::vector<std::vector<double>> base_samples, new_samples;  // per row
-  for (const auto& id : a.cases) {
-    if (std::find(c.only_base.begin(), c.only_base.end(), id) != c.only_base.end()) continue;
+  for (const CasePair& pair : pairs.pairs)
     for (const Metric& m : compared_metrics()) {
       const auto ia = a.values.find(m.column), ib = b.values.find(m.column);
       if (ia == a.values.end() || ib == b.values.end()) continue;
-      const auto xa = ia->second.find(id), xb = ib->second.find(id);
+      const auto xa = ia->second.find(pair.base_id), xb = ib->second.find(pair.new_id);
       if (xa == ia->second.end() || xb == ib->second.end()) continue;
-      Row row{id, m, side_stats(xa->second), side_stats(xb->second), {}, {}};
+      Row row{pair.base_id, pair.new_id, m, side_stats(xa->second), side_stats(xb->second), {}, {}};
       row.test.tested = testable(xa->second.size(), xb->second.size(), rule.alpha);
       if (row.test.tested) row.test.p = mann_whitney(xa->second, xb->second).p;
       c.rows.push_back(std::move(row));
     }
-  }
   std::vector<double> p;
   for (const Row& r : c.rows)
     if (r.test.tested) p.push_back(r.test.p);
@@ -152,11 +148,17 @@ Comparison compare_runs(const RunData& base, const RunData& next, const Rule& ru
   return c;
 }
 
+std::string joined_axes(const Comparison& c) {
+  std::string out;
+  for (const auto& axis : c.key_axes) out += (out.empty() ? "" : ", ") + axis;
+  return out;
+}
+
 std::string text_report(const Comparison& c) {
   size_t width = 4;
-  for (const Row& r : c.rows) width = std::max(width, r.case_id.size());
+  for (const Row& r : c.rows) width = std::max(width, r.label().size());
   const int w = static_cast<int>(width);
-  std::string out;
+  std::string out = c.key_axes.empty() ? "" : "cases paired by " + joined_axes(c) + "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-*s %-7s %-10s %10s %10s %8s %8s %8s %7s  %s\n", w, "case", "phase", "metric",
                 "base ms", "new ms", "change", "p", "p_holm", "noise", "verdict");
@@ -164,7 +166,7 @@ std::string text_report(const Comparison& c) {
   for (const Row& r : c.rows) {
     const bool tested = r.test.tested;
     std::snprintf(line, sizeof line, "%-*s %-7s %-10s %10.4f %10.4f %8s %8s %8s %7s  %s (%s)\n", w,
-                  r.case_id.c_str(), r.metric.phase, r.metric.name, r.base.median, r.next.median,
+                  r.label().c_str(), r.metric.phase, r.metric.name, r.base.median, r.next.median,
                   fixed(r.judgement.change_pct, "%+.1f%%").c_str(), tested ? fixed(r.test.p, "%.4f").c_str() : "-",
                   tested ? fixed(r.test.p_adj, "%.4f").c_str() : "-", fixed(r.base.noise_pct, "%.1f%%").c_str(),
                   verdict_name(r.judgement.verdict), r.judgement.reason.c_str());

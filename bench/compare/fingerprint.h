@@ -16,6 +16,7 @@ struct FieldDifference {
   std::string base;   // the value as JSON text, or "(absent)"
   std::string next;
   bool mismatch = false;  // both present and different (else one side lacks it)
+  bool expected = false;  // differs as the comparison asked (cases paired across models)
 };
 
 std::vector<FieldDifference> fingerprint_differences(const nlohmann::json& base_meta, const nlohmann::json& new_meta);

@@ -35,6 +35,7 @@ std::string markdown_report(const Comparison& c) {
   out += "Base `" + cell(c.base_label) + "`, new `" + cell(c.new_label) + "`; threshold " +
          format("%g%%", c.rule.threshold_pct) + ", alpha " + format("%g", c.rule.alpha) + " (Holm over " +
          std::to_string(c.tests) + " tests).\n\n";
+  if (!c.key_axes.empty()) out += "Cases paired by " + cell(joined_axes(c)) + ".\n\n";
   out += c.regressed() ? "**Result: " + std::string(emoji(Verdict::Regressed)) + " REGRESSION**\n\n"
                        : "**Result: no regression**\n\n";
   if (any_mismatch(c.fingerprint)) {
@@ -54,7 +55,7 @@ std::string markdown_report(const Comparison& c) {
          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (const Row& r : c.rows) {
     const bool tested = r.test.tested;
-    out += "| " + cell(r.case_id) + " | " + r.metric.phase + " | " + r.metric.name + " | " +
+    out += "| " + cell(r.label()) + " | " + r.metric.phase + " | " + r.metric.name + " | " +
            format("%.4f", r.base.median) + " | " + format("%.4f", r.next.median) + " | " +
            format("%+.1f%%", r.judgement.change_pct) + " | " + (tested ? format("%.4f", r.test.p) : "-") + " | " +
            (tested ? format("%.4f", r.test.p_adj) : "-") + " | " + format("%.1f%%", r.base.noise_pct) + " | " +

@@ -2,7 +2,6 @@
 // (or two runs in the results history); exit 0 no regression, 1 regression,
 // 2 unusable input.
 #include <algorithm>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +23,7 @@ struct CompareArgs {
   std::string db;
   std::string md;
   std::string threshold = "5%";
+  std::string match, ignore;  // case axes, comma-separated
   double alpha = 0.05;
   double kld_ratio = compare::AccuracyRule{}.kld_ratio;
   double kld_increase = compare::AccuracyRule{}.kld_increase;
@@ -61,6 +61,7 @@ void note_power(const compare::Comparison& c) {
 int compare_command(const CompareArgs& a) {
   try {
     const compare::Rule rule{parse_threshold(a.threshold), a.alpha};
+    const compare::MatchRule match = compare::MatchRule::parse(a.match, a.ignore);
     if (!(rule.alpha > 0 && rule.alpha < 1)) throw Error("--alpha: expected a value between 0 and 1");
     compare::RunData base, next;
     if (!a.db.empty()) {
@@ -74,9 +75,13 @@ int compare_command(const CompareArgs& a) {
     const compare::AccuracyRule accuracy_rule{a.kld_ratio, a.kld_increase};
     if (!(accuracy_rule.kld_ratio >= 1) || !(accuracy_rule.kld_increase >= 0))
       throw Error("--kld-ratio must be at least 1 and --kld-increase at least 0");
-    const compare::Comparison c = compare::compare_runs(base, next, rule, accuracy_rule);
+    const compare::Comparison c = compare::compare_runs(base, next, rule, accuracy_rule, match);
     for (const auto& d : c.fingerprint)
-      if (!d.mismatch) std::fprintf(stderr, "note: %s recorded on one side only\n", d.field.c_str());
+      if (d.expected)
+        std::fprintf(stderr, "note: %s differs (base %s, new %s): cases are paired across models\n", d.field.c_str(),
+                     d.base.c_str(), d.next.c_str());
+      else if (!d.mismatch)
+        std::fprintf(stderr, "note: %s recorded on one side only\n", d.field.c_str());
     if (compare::any_mismatch(c.fingerprint)) {
       std::fprintf(stderr, "\n!!! FINGERPRINT MISMATCH: the two runs were measured under different conditions !!!\n");
       for (const auto& d : c.fingerprint)
@@ -110,6 +115,7 @@ void register_compare(CLI::App& app) {
   cmd->footer(
       "Exit code: 0 no regression, 1 regression, 2 unusable input. The rule: docs/COMPARE.md.\n"
       "Examples: pdbench compare results/base results/new --threshold 5% --md summary.md\n"
+      "          pdbench compare results/t1 results/t2 --ignore threads   (1 thread against 2, case by case)\n"
       "          pdbench compare --db results.sqlite 1a2b3c4d 5e6f7a8b   (latest run of each commit; run:N names a run)");
   cmd->add_option("base", args->base, "Base results folder (with --db: a commit or run:N)")->required();
   cmd->add_option("new", args->next, "New results folder (with --db: a commit or run:N)")->required();
@@ -123,6 +129,11 @@ void register_compare(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--kld-increase", args->kld_increase, "Accuracy: the least mean KLD increase that counts, nats")
       ->capture_default_str();
+  cmd->add_option("--match", args->match,
+                  "Pair cases by these case axes only (comma-separated, e.g. prompt_tokens,context_depth), "
+                  "not by case_id: compares across the other axes");
+  cmd->add_option("--ignore", args->ignore,
+                  "Pair cases by every case axis but these (e.g. threads; kv_type_k,kv_type_v; model,weight_type)");
   cmd->add_option("--md", args->md, "Also write the table as Markdown (for a CI job summary)");
   cmd->add_flag("--allow-fingerprint-mismatch", args->allow_mismatch,
                 "Compare runs from different machines or builds anyway, with a loud warning");

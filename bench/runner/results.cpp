@@ -87,6 +87,8 @@ void require_columns(const Table& t, const std::vector<std::string>& expected, c
 
 }  // namespace
 
+const std::vector<std::string>& case_columns() { return kCaseColumns; }
+
 const std::vector<std::string>& samples_columns() {
   static const auto columns =
       with(kCaseColumns, {"rep", "warmup_runs", "warmup_stable", "prompt_input", "prefix_hit_tokens",

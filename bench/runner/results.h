@@ -15,6 +15,9 @@
 
 namespace pdbench::runner {
 
+// The columns that say which case a row is (the sweep axes and what they
+// resolve to), first in samples.csv and summary.csv: case_index, case_id, then the axes.
+const std::vector<std::string>& case_columns();
 const std::vector<std::string>& samples_columns();
 const std::vector<std::string>& steps_columns();
 const std::vector<std::string>& ops_columns();

@@ -80,6 +80,10 @@ TEST_F(CompareCli, UnusableInputIsTwo) {
   const Outcome other = pdbench("compare " + dir_ + "/base " + dir_ + "/other");
   EXPECT_EQ(other.code, 2);
   EXPECT_NE(other.out.find("no case in common"), std::string::npos) << other.out;
+  // Each side's cases are listed.
+  EXPECT_NE(other.out.find("(1 cases):\n    c0\n"), std::string::npos) << other.out;
+  EXPECT_NE(other.out.find("(1 cases):\n    another_case"), std::string::npos) << other.out;
+  EXPECT_EQ(pdbench("compare " + dir_ + "/base " + dir_ + "/other --ignore no_such_axis").code, 2);
   std::ofstream(dir_ + "/same/samples.csv", std::ios::app) << "c0,\"unterminated\n";
   EXPECT_EQ(pdbench("compare " + dir_ + "/base " + dir_ + "/same").code, 2);
   EXPECT_EQ(pdbench("compare " + dir_ + "/base " + dir_ + "/slow --threshold abc").code, 2);
