@@ -15,6 +15,8 @@
 #include "bench/pdbench/results_table.h"
 #include "bench/pdbench/stop_signals.h"
 #include "bench/resultsdb/history.h"
+#include "bench/runner/machine_load.h"
+#include "bench/runner/meta_json.h"
 #include "bench/runner/models.h"
 #include "bench/runner/runner.h"
 #include "bench/runner/scenario.h"
@@ -163,6 +165,10 @@ void run(const RunArgs& a) {
                report.runs_reused ? (", " + std::to_string(report.runs_reused) + " reused").c_str() : "",
                options.out_dir.c_str(), report.complete ? "" : " (incomplete: --resume continues)");
   print_results(report.summary, a.format, stdout);
+  // What qualifies every figure: below the Markdown table, beside the others.
+  const bool md = a.format == "md";
+  for (const auto& note : runner::run_notes(runner::read_meta_json(options.out_dir), report.summary))
+    std::fprintf(md ? stdout : stderr, md ? "\n> %s\n" : "%s\n", note.c_str());
   if (history)
     std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(history->append(options.out_dir)),
                  a.db.c_str());

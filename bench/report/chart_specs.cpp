@@ -9,6 +9,7 @@
 #include <set>
 
 #include "bench/report/cases.h"
+#include "bench/report/insights.h"
 #include "bench/report/load_charts.h"
 
 namespace pdbench::report {
@@ -137,10 +138,71 @@ Chart prompt_chart(const Context& ctx, const std::string& id, const std::string&
   point_enc["tooltip"] = tooltip(ctx, extra_tooltip);
   if (ctx.multi_run) point_enc["shape"] = {{"field", "series"}, {"type", "nominal"}, {"legend", nullptr}};
   spec["encoding"] = enc;
-  spec["layer"] = {{{"mark", {{"type", "rule"}, {"strokeWidth", 1.5}, {"opacity", 0.5}, {"clip", clip}}}, {"encoding", rule_enc}},
+  spec["layer"] = {{{"mark", {{"type", "rule"}, {"strokeWidth", 1.5}, {"opacity", 0.5}, {"clip", true}}}, {"encoding", rule_enc}},
                    {{"mark", {{"type", "line"}, {"strokeWidth", 2}}}, {"encoding", line_enc}},
                    {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}}, {"encoding", point_enc}}};
   return {id, "Prefill", title, caption, spec, ""};
+}
+
+// Prefill or decode? Each case's request as a bar: its phases' medians
+// stacked (a load case's queueing first), so the longer part shows.
+Chart request_chart(const Context& ctx) {
+  const std::string title = "Where a request's time goes: tokenize, prefill, decode";
+  const std::vector<std::pair<std::string, std::string>> parts = {
+      {"queue", "queue"}, {"tokenize", "tokenize"}, {"prefill", "prefill"}, {"first_sample", "first token's sampling"},
+      {"decode", "decode"}};
+  json values = json::array();
+  for (size_t r = 0; r < ctx.runs.size(); ++r) {
+    const runner::Table& t = ctx.runs[r].summary;
+    for (const auto& row : t.rows) {
+      const auto median = [&](const std::string& metric) {
+        const double v = has_column(t, metric + "_median_ms") ? number(t, row, metric + "_median_ms") : 0;
+        return std::isnan(v) ? 0 : v;
+      };
+      // TTFT is tokenize + prefill + the first sampling (docs/METRICS.md).
+      const std::map<std::string, double> ms = {
+          {"queue", median("queue")},
+          {"tokenize", median("tokenize")},
+          {"prefill", median("prefill")},
+          {"first_sample", std::max(0.0, median("ttft") - median("tokenize") - median("prefill") - median("queue"))},
+          {"decode", median("decode")}};
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (!(ms.at(parts[i].first) > 0)) continue;
+        json d = case_datum(ctx, r, row, {});
+        d["case"] = ctx.multi_run ? ctx.runs[r].label + ": " + d["case_id"].get<std::string>() : d["case_id"].get<std::string>();
+        d["part"] = parts[i].second;
+        d["part_index"] = i;
+        d["ms"] = ms.at(parts[i].first);
+        d["e2e_median_ms"] = median("e2e");
+        values.push_back(std::move(d));
+      }
+    }
+  }
+  Chart chart{"request", "Request", title,
+              "summary.csv: each phase's median per case, stacked (tokenize + prefill + the first token's sampling "
+              "is TTFT; decode is the rest of the request); the sum is close to, not equal to, the median E2E.",
+              nullptr, ""};
+  if (values.empty()) {
+    chart.note = "Skipped: summary.csv has no phase times.";
+    return chart;
+  }
+  std::vector<std::string> domain;
+  for (const auto& [key, name] : parts) domain.push_back(name);
+  json spec = base_spec(title);
+  spec["height"] = {{"step", 16}};
+  spec["data"] = {{"values", values}};
+  spec["mark"] = {{"type", "bar"}};
+  spec["encoding"] = {
+      {"y", {{"field", "case"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+      {"x", {{"field", "ms"}, {"type", "quantitative"}, {"title", "time per request, medians stacked (ms)"}, {"stack", "zero"}}},
+      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "phase"},
+                 {"scale", {{"domain", domain}, {"range", {"#b279a2", "#bab0ac", kPrefillColor, "#9ecae9", kDecodeColor}}}},
+                 {"legend", {{"orient", "bottom"}, {"direction", "horizontal"}}}}},
+      {"order", {{"field", "part_index"}, {"type", "quantitative"}}},
+      {"tooltip", tooltip(ctx, {{{"field", "part"}, {"title", "phase"}}, value_field("ms", "median (ms)"),
+                                value_field("e2e_median_ms", "E2E median (ms)")})}};
+  chart.spec = spec;
+  return chart;
 }
 
 Chart ttft_chart(const Context& ctx) {
@@ -183,7 +245,7 @@ Chart decode_steps_chart(const Context& ctx) {
     for (const auto& s : step_medians(run.steps)) {
       const Row* row = summary_row(run, s.case_id);
       if (row == nullptr) continue;
-      json d = case_datum(ctx, r, *row, {"prompt_tokens", "context_depth", "output_tokens"}, {"kv"});
+      json d = case_datum(ctx, r, *row, {"output_tokens"}, {"kv"});
       d["step"] = s.step;
       d["kv_length"] = s.kv_length;
       d["step_ms"] = s.step_ms;
@@ -194,7 +256,7 @@ Chart decode_steps_chart(const Context& ctx) {
   const std::string title = "Decode step time vs context position";
   Chart chart{"decode-steps", "Decode", title,
               "steps.csv: each decode step's time (forward + sampling + detokenizing), median over repetitions, at the "
-              "KV length after the step; one line per case, colored by KV cache type and settings.",
+              "KV length after the step; one line per case, colored by its KV cache type and every setting that varies.",
               nullptr, ""};
   if (values.empty()) {
     chart.note = "steps.csv holds no decode steps (every case generated a single token).";
@@ -210,6 +272,7 @@ Chart decode_steps_chart(const Context& ctx) {
                                         value_field("step_ms", "step median (ms)"),
                                         value_field("forward_ms", "forward median (ms)")})}};
   encode_series(ctx, enc, "KV type · settings");
+  enc["color"]["legend"]["columns"] = 1;
   spec["encoding"] = enc;
   spec["mark"] = {{"type", "line"}, {"strokeWidth", 1.5}, {"point", {{"size", 14}, {"filled", true}}}};
   chart.spec = spec;
@@ -262,17 +325,17 @@ Chart kv_chart(const Context& ctx) {
   const std::string title = "KV cache size vs context";
   Chart chart{"kv-bytes", "Memory", title,
               "samples.csv: KV bytes filled at the end of each case (points) over the positions it held; the line "
-              "extends those bytes per token to the model's context length; dashed: bytes allocated.",
+              "is those bytes per token over the measured positions only; dashed: bytes allocated, where it fits "
+              "beside them.",
               nullptr, ""};
   struct Measured {
     json datum;
-    double tokens, used, allocated, context_length;
+    double tokens, used, allocated;
   };
   std::vector<Measured> measured;
   for (size_t r = 0; r < ctx.runs.size(); ++r) {
     const RunData& run = ctx.runs[r];
     if (!has_column(run.summary, "kv_bytes_used")) continue;
-    const double context_length = run.meta.contains("model") ? run.meta["model"].value("context_length", 0.0) : 0.0;
     for (const auto& row : run.summary.rows) {
       const double used = number(run.summary, row, "kv_bytes_used");
       // The last generated token is sampled, never run through the model.
@@ -280,17 +343,24 @@ Chart kv_chart(const Context& ctx) {
                             number(run.summary, row, "output_tokens") - 1;
       if (!(used > 0) || !(tokens > 0)) continue;
       json d = case_datum(ctx, r, row, {"prompt_tokens", "context_depth", "output_tokens", "threads", "sampling"}, {"kv"});
-      measured.push_back({d, tokens, used, number(run.summary, row, "kv_bytes_allocated"), context_length});
+      measured.push_back({d, tokens, used, number(run.summary, row, "kv_bytes_allocated")});
     }
   }
   if (measured.empty()) {
     chart.note = "Skipped: summary.csv has no kv_bytes_used values to derive bytes per token from.";
     return chart;
   }
-  double largest = 0;
+  // Drawn over the measured positions: an extrapolation to the model's
+  // context would crush the points into a corner.
+  double most_tokens = 0, most_used = 0, most_allocated = 0;
   for (const auto& m : measured)
-    largest = std::max({largest, m.allocated, m.used / m.tokens * std::max(m.context_length, m.tokens)});
-  const auto [scale, unit] = byte_unit(largest);
+    most_tokens = std::max(most_tokens, m.tokens), most_used = std::max(most_used, m.used),
+    most_allocated = std::max(most_allocated, m.allocated);
+  const bool rules_fit = most_allocated <= 2 * most_used;
+  if (!rules_fit)
+    chart.note = "The cache allocated up to " + readable_bytes(most_allocated) +
+                 " (capacity for the longest case), more than twice the most filled: not drawn.";
+  const auto [scale, unit] = byte_unit(rules_fit ? std::max(most_used, most_allocated) : most_used);
   json points = json::array(), lines = json::array(), rules = json::array();
   std::set<std::string> drawn;  // one line and rule per run and series
   for (const auto& m : measured) {
@@ -303,12 +373,11 @@ Chart kv_chart(const Context& ctx) {
     points.push_back(d);
     const std::string key = d["run"].get<std::string>() + "\n" + d["series"].get<std::string>();
     if (!drawn.insert(key).second) continue;
-    const double end = std::max(m.context_length, m.tokens);
-    for (double x : {0.0, end}) {
+    for (double x : {0.0, most_tokens}) {
       json l = {{"run", d["run"]}, {"series", d["series"]}, {"tokens", x}, {"used", m.used / m.tokens * x / scale}};
       lines.push_back(l);
     }
-    if (m.allocated > 0) rules.push_back({{"run", d["run"]}, {"series", d["series"]}, {"allocated", m.allocated / scale}});
+    if (m.allocated > 0 && rules_fit) rules.push_back({{"run", d["run"]}, {"series", d["series"]}, {"allocated", m.allocated / scale}});
   }
   json spec = base_spec(title);
   const json x = {{"field", "tokens"}, {"type", "quantitative"}, {"title", "context: positions in the KV cache (tokens)"},
@@ -408,7 +477,7 @@ Chart ops_chart(const Context& ctx) {
                      {"header", {{"labelFontSize", 12}, {"labelFontWeight", "bold"}}}}}};
   spec["resolve"] = {{"scale", {{"x", "independent"}}}};
   spec["spec"] = {
-      {"width", 330},
+      {"width", 250},
       {"height", {{"step", 16}}},
       {"mark", {{"type", "bar"}}},
       {"encoding",
@@ -456,6 +525,9 @@ Chart roofline_chart(const Context& ctx) {
       d["gflop_s"] = t.gflop / (t.ms / 1000);
       d["gb_s"] = t.gbyte / (t.ms / 1000);
       d["ms"] = t.ms;
+      d["int8"] = op != runner::kWholePhase &&
+                  runner::op_compute_precision(op, weights_precision(run, d.value("weight_type", std::string("file")))) ==
+                      GemmPrecision::Int8;
       if (limits) {
         const GemmPrecision precision = limits->roof_precision(
             runner::op_compute_precision(op, weights_precision(run, d.value("weight_type", std::string("file")))));
@@ -471,6 +543,22 @@ Chart roofline_chart(const Context& ctx) {
     for (const auto& [case_id, phase] : phases)
       add(case_id, phase, std::string(runner::kWholePhase),
           phase_totals(medians, case_id, phase, [](const OpMedian&) { return true; }), "whole phase");
+  }
+  // Labels for the longest-running case of each run and phase: its whole
+  // phase by its settings, its operators by name (every case's would pile up).
+  std::map<std::string, std::pair<double, std::string>> longest;  // run + phase -> ms, case
+  for (const auto& p : points)
+    if (p["level"] == "whole phase") {
+      auto& l = longest[p["run"].get<std::string>() + "\n" + p["phase"].get<std::string>()];
+      if (p["ms"].get<double>() > l.first) l = {p["ms"].get<double>(), p["case_id"].get<std::string>()};
+    }
+  bool int8 = false;
+  for (auto& p : points) {
+    const bool whole = p["level"] == "whole phase";
+    const auto& l = longest[p["run"].get<std::string>() + "\n" + p["phase"].get<std::string>()];
+    if (p["case_id"] == l.second)
+      p["label"] = whole ? p["phase"].get<std::string>() + " (whole) · " + p["series"].get<std::string>() : p["op"].get<std::string>();
+    int8 = int8 || p["int8"].get<bool>();
   }
   if (points.empty()) {
     chart.note = "Skipped: ops.csv counts no FLOPs and bytes.";
@@ -515,7 +603,9 @@ Chart roofline_chart(const Context& ctx) {
   json spec = base_spec(title);
   const json x = {{"field", "intensity"}, {"type", "quantitative"}, {"title", "arithmetic intensity (FLOP/byte)"},
                   {"scale", {{"type", "log"}, {"domain", {x_lo, x_hi}}}}};
-  const json y = {{"field", "gflop_s"}, {"type", "quantitative"}, {"title", "achieved (GFLOP/s)"},
+  // INT8 GEMMs count integer operations: GOP/s, not GFLOP/s.
+  const std::string y_title = int8 ? "achieved (GFLOP/s; GOP/s for INT8 matmuls)" : "achieved (GFLOP/s)";
+  const json y = {{"field", "gflop_s"}, {"type", "quantitative"}, {"title", y_title},
                   {"scale", {{"type", "log"}, {"domain", {y_lo, y_hi}}}}};
   json point_enc = {
       {"x", x},
@@ -527,7 +617,7 @@ Chart roofline_chart(const Context& ctx) {
                 {"scale", {{"domain", {"operator", "whole phase"}}, {"range", {35, 170}}}},
                 {"legend", {{"orient", "right"}}}}},
       {"tooltip", tooltip(ctx, {{{"field", "phase"}, {"title", "phase"}}, {{"field", "op"}, {"title", "operator"}},
-                                value_field("intensity", "FLOP/byte"), value_field("gflop_s", "GFLOP/s"),
+                                value_field("intensity", "FLOP/byte"), value_field("gflop_s", y_title),
                                 value_field("gb_s", "GB/s"), value_field("peak_pct", "% of compute peak"),
                                 value_field("bandwidth_pct", "% of read bandwidth"), value_field("ms", "time (ms)")})}};
   if (ctx.multi_run) point_enc["shape"] = {{"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"legend", {{"orient", "right"}}}};
@@ -544,6 +634,11 @@ Chart roofline_chart(const Context& ctx) {
   spec["layer"].push_back({{"data", {{"values", points}}},
                            {"mark", {{"type", "point"}, {"filled", true}, {"opacity", 0.75}, {"clip", true}}},
                            {"encoding", point_enc}});
+  spec["layer"].push_back({{"data", {{"values", points}}},
+                           {"transform", json::array({{{"filter", "datum.label != null"}}})},
+                           {"mark", {{"type", "text"}, {"align", "left"}, {"dx", 7}, {"fontSize", 9}, {"clip", true},
+                                     {"color", "#333"}}},
+                           {"encoding", {{"x", x}, {"y", y}, {"text", {{"field", "label"}}}}}});
   spec["resolve"] = {{"legend", {{"strokeDash", "independent"}}}};
   chart.spec = spec;
   return chart;
@@ -553,7 +648,7 @@ Chart roofline_chart(const Context& ctx) {
 
 std::vector<Chart> build_charts(const std::vector<RunData>& runs) {
   const Context ctx{runs, varying_axes(runs), runs.size() > 1};
-  std::vector<Chart> charts = {ttft_chart(ctx), prefill_rate_chart(ctx), decode_steps_chart(ctx),
+  std::vector<Chart> charts = {request_chart(ctx), ttft_chart(ctx), prefill_rate_chart(ctx), decode_steps_chart(ctx),
                                latency_throughput_chart(ctx), kv_chart(ctx), ops_chart(ctx), roofline_chart(ctx)};
   for (Chart& c : load_charts(runs)) charts.push_back(std::move(c));
   return charts;

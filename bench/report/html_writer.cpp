@@ -7,6 +7,7 @@
 #include "bench/report/accuracy_table.h"
 #include "bench/report/assets.h"
 #include "bench/report/tables.h"
+#include "bench/runner/machine_load.h"
 #include "engine/util/utc_time.h"
 
 namespace pdbench::report {
@@ -75,6 +76,8 @@ header { background: #1f2430; color: #fff; padding: 28px 40px 22px; }
 header h1 { margin: 0 0 4px; font-size: 26px; font-weight: 600; letter-spacing: .2px; }
 header .runs { margin: 0; padding: 0; list-style: none; color: #c9cfdb; font-size: 14px; }
 header details { margin-top: 14px; }
+header .run-notes { margin: 10px 0 0; padding: 0; list-style: none; font-size: 13px; color: #c9cfdb; }
+header .run-notes li.warn { color: #1f2430; background: #ffd479; border-radius: 4px; padding: 3px 8px; margin: 4px 0; }
 header summary { cursor: pointer; color: #e4e8f0; font-size: 14px; }
 nav { position: sticky; top: 0; z-index: 5; background: #fff; border-bottom: 1px solid #dde1e8; padding: 8px 40px; }
 nav a { margin-right: 22px; color: var(--ink); text-decoration: none; font-size: 14px; font-weight: 500; }
@@ -138,6 +141,18 @@ std::string page_head(const std::string& title) {
   return h + "</head><body>\n";
 }
 
+// The machine's load and unstable warm-ups, above everything they qualify.
+std::string notes_html(const std::vector<RunData>& runs) {
+  std::string h = "<ul class=\"run-notes\">";
+  for (const auto& run : runs)
+    for (const auto& note : runner::run_notes(run.meta, run.summary)) {
+      const bool warn = note.starts_with("busy") || note.starts_with("warm-up");
+      h += std::string("<li") + (warn ? " class=\"warn\"" : "") + ">" +
+           (runs.size() > 1 ? "<b>" + escape(run.label) + ":</b> " : "") + escape(note) + "</li>";
+    }
+  return h + "</ul>";
+}
+
 std::vector<std::string> sections_of(const std::vector<Chart>& charts) {
   std::vector<std::string> sections;
   for (const auto& c : charts)
@@ -189,7 +204,7 @@ std::string render_html(const std::vector<RunData>& runs, const std::vector<Char
   std::string h = page_head(title);
   h += "<header><h1>" + escape(title) + "</h1><ul class=\"runs\">";
   for (const auto& run : runs) h += "<li>" + escape(run_line(run)) + "</li>";
-  h += "</ul><details open><summary>Machine fingerprint" +
+  h += "</ul>" + notes_html(runs) + "<details open><summary>Machine fingerprint" +
        std::string(runs.size() > 1 ? " (rows where runs differ are highlighted)" : "") + "</summary>" +
        table_html(fingerprint_table(runs), "fingerprint", true) + "</details></header>\n";
 

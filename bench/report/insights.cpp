@@ -7,7 +7,7 @@
 #include <set>
 
 #include "bench/report/cases.h"
-#include "bench/runner/stats.h"
+#include "bench/report/confidence.h"
 
 namespace pdbench::report {
 
@@ -15,8 +15,6 @@ namespace {
 
 // Above this fraction of a roof a phase is called bound by it.
 constexpr double kBoundFraction = 0.6;
-// Above this CV (%) a case is called noisy.
-constexpr double kNoisyCvPct = 10;
 
 std::string pct(double fraction) {
   char buf[32];
@@ -36,6 +34,16 @@ GemmPrecision case_precision(const RunData& run, const Case& c) {
 
 std::string peak_name(GemmPrecision precision) {
   return precision == GemmPrecision::BF16 ? "BF16" : precision == GemmPrecision::Int8 ? "INT8" : "FP32";
+}
+
+// INT8 GEMMs count integer operations, not floating-point ones.
+std::string ops_unit(GemmPrecision precision) { return precision == GemmPrecision::Int8 ? "GOP/s" : "GFLOP/s"; }
+
+// What comes before a bound's verdict when the phase's median is noisy.
+std::string noisy_caveat(const Estimate& e) {
+  if (!e.noisy()) return "";
+  return "noisy (CV " + readable(e.cv_pct) + "% above the " + readable(kMaxCvPct) +
+         "% limit), so what follows is indicative only: ";
 }
 
 std::vector<Case> cases_of(const RunData& run) {
@@ -159,13 +167,15 @@ void prefill_sentences(const RunData& run, const std::vector<Case>& cases, const
   const std::string id = c->settings["case_id"];
   const long threads = static_cast<long>(axis(*c, "threads"));
   const PhaseTotals whole = phase_totals(ops, id, "prefill", [](const OpMedian&) { return true; });
+  const Estimate prefill = estimate(run.summary, *c->row, "prefill");
   std::string text = "Prefill (" + describe(*c) + ") runs at " + readable(metric(run, *c, "prefill_median_tok_s")) +
-                     " tokens/s";
-  if (whole.ms > 0) text += "; " + bound_clause(run, *c, whole);
-  const double ttft = metric(run, *c, "ttft_median_ms");
-  if (ttft > 0)
-    text += ". TTFT is " + readable(ttft) + " ms, " + pct(metric(run, *c, "prefill_median_ms") / ttft) +
-            " of it prefill and " + pct(metric(run, *c, "tokenize_median_ms") / ttft) + " tokenizing";
+                     " tokens/s (" + rate_interval_text(prefill, 1000 * axis(*c, "prompt_tokens"), "tokens/s") + ")";
+  if (whole.ms > 0) text += "; " + noisy_caveat(prefill) + bound_clause(run, *c, whole);
+  const Estimate ttft = estimate(run.summary, *c->row, "ttft");
+  if (ttft.median > 0)
+    text += ". TTFT is " + readable(ttft.median) + " ms (" + interval_text(ttft) + "), " +
+            pct(prefill.median / ttft.median) + " of it prefill and " +
+            pct(metric(run, *c, "tokenize_median_ms") / ttft.median) + " tokenizing";
   out.push_back({"Prefill", run.label, text + "."});
   if (whole.ms <= 0) return;
 
@@ -179,7 +189,7 @@ void prefill_sentences(const RunData& run, const std::vector<Case>& cases, const
     const double gflop_s = matmul.gflop / (matmul.ms / 1000);
     const double peak = limits ? limits->peak_gflop_s(static_cast<size_t>(threads), case_precision(run, *c)) : 0;
     const double of_peak = peak > 0 ? gflop_s / peak : 0;
-    parts = "Prefill matmuls reach " + readable(gflop_s) + " GFLOP/s" +
+    parts = "Prefill matmuls reach " + readable(gflop_s) + " " + ops_unit(case_precision(run, *c)) +
             (limits ? " (" + pct(of_peak) + " of peak" + (of_peak > 1 ? ", so the measured peak under-reads" : "") + ")"
                     : "") +
             " and take " + pct(matmul.ms / whole.ms) + " of prefill; ";
@@ -227,9 +237,10 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
   const std::string id = c->settings["case_id"];
   const long threads = static_cast<long>(axis(*c, "threads"));
   const PhaseTotals whole = phase_totals(ops, id, "decode", [](const OpMedian&) { return true; });
-  std::string text = "Decode (" + describe(*c) + ") takes " + readable(metric(run, *c, "itl_median_ms")) +
-                     " ms per token (" + readable(metric(run, *c, "decode_median_tok_s")) + " tokens/s)";
-  if (whole.ms > 0) text += "; " + bound_clause(run, *c, whole);
+  const Estimate itl = estimate(run.summary, *c->row, "itl");
+  std::string text = "Decode (" + describe(*c) + ") takes " + readable(itl.median) + " ms per token (" +
+                     interval_text(itl) + "; " + readable(metric(run, *c, "decode_median_tok_s")) + " tokens/s)";
+  if (whole.ms > 0) text += "; " + noisy_caveat(itl) + bound_clause(run, *c, whole);
   out.push_back({"Decode", run.label, text + "."});
 
   // Step time against context over the cases that differ from it only in
@@ -246,22 +257,25 @@ void decode_sentences(const RunData& run, const std::vector<Case>& cases, const 
   // One depth's steps span a few dozen positions: too little, and too
   // noisy, to fit a growth with context to.
   if (xs.size() < 2 || depths(*c) < 2) return;
-  const auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
-  const double mx = mean(xs), my = mean(ys);
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < xs.size(); ++i) sxy += (xs[i] - mx) * (ys[i] - my), sxx += (xs[i] - mx) * (xs[i] - mx);
-  if (sxx <= 0) return;
-  const double slope = sxy / sxx;  // ms per position
+  const LineFit line = least_squares(xs, ys);
+  if (!line.valid) return;
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-  const auto fit = [&](double x) { return my + slope * (x - mx); };
-  std::string growth = "Each decode step " + std::string(slope >= 0 ? "grows" : "shrinks") + " by " +
-                       readable(std::abs(slope) * 1000) + " ms per 1,000 tokens of context (least-squares fit, " +
-                       threads_label(threads) + "): from " + readable(fit(*lo)) + " ms at position " + count(*lo) +
-                       " to " + readable(fit(*hi)) + " ms at " + count(*hi);
+  const auto per_1000 = [](double ms_per_position) { return readable(ms_per_position * 1000); };
+  const std::string interval = "95% interval " + per_1000(line.slope - line.half_width) + " to " +
+                               per_1000(line.slope + line.half_width) + " ms per 1,000 tokens over " +
+                               count(static_cast<double>(xs.size())) + " step medians";
+  // An interval that holds zero (or either sign) says nothing about growth.
+  if (std::abs(line.slope) <= line.half_width) {
+    out.push_back({"Decode", run.label,
+                   "Decode step time shows no clear growth with context (" + threads_label(threads) +
+                       ", positions " + count(*lo) + " to " + count(*hi) + "): the least-squares slope's " + interval +
+                       " includes zero."});
+    return;
+  }
+  std::string growth = "Each decode step " + std::string(line.slope >= 0 ? "grows" : "shrinks") + " by " +
+                       per_1000(std::abs(line.slope)) + " ms per 1,000 tokens of context (least-squares fit, " +
+                       threads_label(threads) + "; " + interval + "): from " + readable(line.at(*lo)) +
+                       " ms at position " + count(*lo) + " to " + readable(line.at(*hi)) + " ms at " + count(*hi);
   growth += "; attention is " + pct(share(ops, id, "decode", "attention")) + " of decode at depth " +
             count(axis(*c, "context_depth"));
   if (deepest != c)
@@ -290,11 +304,15 @@ void batch_sentence(const RunData& run, const std::vector<Case>& cases, std::vec
   const double single = metric(run, *one, "decode_aggregate_median_tok_s");
   const double batched = metric(run, *widest, "decode_aggregate_median_tok_s");
   if (!(single > 0) || !(batched > 0)) return;
+  // Time per token of the whole batch: the inter-token time over the batch.
+  const Estimate per_token = estimate(run.summary, *widest->row, "itl").divided(axis(*widest, "batch"));
+  const std::string why = unclear_because(per_token, estimate(run.summary, *one->row, "itl"));
+  std::string text = "Batching " + count(axis(*widest, "batch")) + " sequences decodes " + readable(batched) +
+                     " tokens/s in all against " + readable(single) + " for one (" + readable(batched / single) + "x";
   out.push_back({"Decode", run.label,
-                 "Batching " + count(axis(*widest, "batch")) + " sequences decodes " + readable(batched) +
-                     " tokens/s in all against " + readable(single) + " for one (" + readable(batched / single) +
-                     "x): each step reads the weights once for every sequence in it, so a memory-bound step "
-                     "grows less than the batch."});
+                 why.empty() ? text + "; 95% intervals apart): each step reads the weights once for every sequence in "
+                                      "it, so a memory-bound step grows less than the batch."
+                             : text + "): no clear difference (" + why + ")."});
 }
 
 std::string kv_types(const Case& c) {
@@ -310,39 +328,52 @@ void kv_type_sentence(const RunData& run, const std::vector<Case>& cases, std::v
   const std::vector<std::string> kv_axes = {"kv_type_k", "kv_type_v"};
   const Case* f32 = twin(cases, *deepest, kv_axes, [](const Case& c) { return kv_types(c) == "f32/f32"; });
   if (f32 == nullptr || !(metric(run, *f32, "tpot_median_ms") > 0)) return;
+  const Estimate base = estimate(run.summary, *f32->row, "tpot");
   std::string others;
-  for (const auto& c : cases)
-    if (&c != f32 && same_except(c, *deepest, kv_axes) && metric(run, c, "tpot_median_ms") > 0)
-      others += ", " + readable(metric(run, c, "tpot_median_ms")) + " ms with " + kv_types(c);
+  bool any_faster = false;
+  for (const auto& c : cases) {
+    if (&c == f32 || !same_except(c, *deepest, kv_axes) || !(metric(run, c, "tpot_median_ms") > 0)) continue;
+    const Estimate e = estimate(run.summary, *c.row, "tpot");
+    const std::string why = unclear_because(e, base);
+    any_faster = any_faster || (why.empty() && e.median < base.median);
+    others += ", " + readable(e.median) + " ms with " + kv_types(c) +
+              (why.empty() ? " (" + readable(e.median / base.median) + "x; 95% intervals apart)"
+                           : " (no clear difference: " + why + ")");
+  }
   if (others.empty()) return;
   out.push_back({"Decode", run.label,
                  "At depth " + count(axis(*deepest, "context_depth")) + " a decode step takes " +
-                     readable(metric(run, *f32, "tpot_median_ms")) + " ms with an f32/f32 KV cache (K/V)" + others +
-                     ": attention reads every cached position, in fewer bytes with the smaller types."});
+                     readable(base.median) + " ms with an f32/f32 KV cache (K/V; " + interval_text(base) + ")" +
+                     others +
+                     (any_faster ? ": attention reads every cached position, in fewer bytes with the smaller types."
+                                 : ".")});
 }
 
 void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::vector<Insight>& out) {
   // Thread scaling: every case against its one-thread twin.
-  std::vector<double> prefill_ratio, decode_ratio;
+  std::vector<Pair> prefill, decode;
   long most = 1;
   for (const auto& c : cases) {
     const long t = static_cast<long>(axis(c, "threads"));
     if (t == 1) continue;
     for (const auto& one : cases)
       if (axis(one, "threads") == 1 && same_except(c, one, {"threads"})) {
-        prefill_ratio.push_back(metric(run, c, "prefill_median_tok_s") / metric(run, one, "prefill_median_tok_s"));
-        decode_ratio.push_back(metric(run, c, "decode_median_tok_s") / metric(run, one, "decode_median_tok_s"));
+        prefill.push_back({estimate(run.summary, *c.row, "prefill"), estimate(run.summary, *one.row, "prefill")});
+        decode.push_back({estimate(run.summary, *c.row, "itl"), estimate(run.summary, *one.row, "itl")});
         most = t == 0 || most == 0 ? 0 : std::max(most, t);
       }
   }
-  if (!prefill_ratio.empty()) {
-    const double p = runner::median(prefill_ratio), d = runner::median(decode_ratio);
-    const auto verdict = [](double r) { return r >= 1.1 ? "faster" : r <= 0.9 ? "slower" : "no different"; };
+  if (!prefill.empty()) {
+    bool p_clear = false, d_clear = false;
+    double p = 0, d = 0;
+    const std::string p_text = speed_ratio(prefill, p_clear, p), d_text = speed_ratio(decode, d_clear, d);
+    // Only a clear slow-down of both phases says the work is too small to split.
+    const bool no_gain = p_clear && d_clear && p < 1 && d < 1;
     out.push_back({"Overall", run.label,
-                   "More threads (" + threads_label(most) + ") against 1 thread, median over " +
-                       std::to_string(prefill_ratio.size()) + " matched cases: prefill " + readable(p) + "x (" +
-                       verdict(p) + "), decode " + readable(d) + "x (" + verdict(d) + ")" +
-                       (p < 1.1 && d < 1.1 ? ": at this model size the work per operator is too small to split." : ".")});
+                   "More threads (" + threads_label(most) + ") against 1 thread, over " +
+                       std::to_string(prefill.size()) + " matched cases (median tokens/s ratio): prefill " + p_text +
+                       ", decode " + d_text +
+                       (no_gain ? ": at this model size the work per operator is too small to split." : ".")});
   }
   // Noise: the case whose medians deserve the least trust.
   const Case* noisy = nullptr;
@@ -351,31 +382,34 @@ void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::
   for (const auto& c : cases)
     for (const char* m : {"ttft_cv_pct", "itl_cv_pct"})
       if (metric(run, c, m) > worst) worst = metric(run, c, m), noisy = &c, metric_name = m;
-  if (noisy != nullptr && worst > kNoisyCvPct)
+  if (noisy != nullptr && worst > kMaxCvPct)
     out.push_back({"Overall", run.label,
                    "The noisiest case is " + noisy->settings["case_id"].get<std::string>() + ": " +
                        (metric_name == "ttft_cv_pct" ? "TTFT" : "inter-token time") + " varies with a CV of " +
                        readable(worst) + "% over " + count(metric(run, *noisy, "samples")) +
-                       " runs, so the machine was busy or unsettled; read medians and their intervals, not single runs."});
+                       " runs, above the " + readable(kMaxCvPct) +
+                       "% limit, so the machine was busy or unsettled; read its medians by their intervals."});
 }
 
 void comparison_sentence(const RunData& base, const RunData& other, std::vector<Insight>& out) {
-  std::vector<double> prefill, decode;
+  std::vector<Pair> prefill, decode;
   const auto base_cases = cases_of(base);
   for (const auto& c : cases_of(other))
     for (const auto& b : base_cases)
       if (same_except(c, b, {})) {
-        prefill.push_back(metric(other, c, "prefill_median_tok_s") / metric(base, b, "prefill_median_tok_s"));
-        decode.push_back(metric(other, c, "decode_median_tok_s") / metric(base, b, "decode_median_tok_s"));
+        prefill.push_back({estimate(other.summary, *c.row, "prefill"), estimate(base.summary, *b.row, "prefill")});
+        decode.push_back({estimate(other.summary, *c.row, "itl"), estimate(base.summary, *b.row, "itl")});
       }
   if (prefill.empty()) {
     out.push_back({"Overall", other.label, other.label + " and " + base.label + " share no case settings to compare."});
     return;
   }
+  bool clear = false;
+  double ratio = 0;
+  const std::string p_text = speed_ratio(prefill, clear, ratio), d_text = speed_ratio(decode, clear, ratio);
   out.push_back({"Overall", other.label,
                  other.label + " against " + base.label + " on their " + std::to_string(prefill.size()) +
-                     " common cases (median ratio): prefill " + readable(runner::median(prefill)) + "x, decode " +
-                     readable(runner::median(decode)) + "x the tokens/s."});
+                     " common cases (median tokens/s ratio): prefill " + p_text + ", decode " + d_text + "."});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "bench/report/accuracy_table.h"
 #include "bench/report/tables.h"
+#include "bench/runner/machine_load.h"
 
 namespace pdbench::report {
 
@@ -34,6 +35,9 @@ std::string image_name(const std::string& image_prefix, const Chart& chart) { re
 std::string render_summary_markdown(const std::vector<RunData>& runs, const std::vector<Insight>& insights) {
   std::string md;
   for (const auto& run : runs) md += "- " + run_line(run) + "\n";
+  for (const auto& run : runs)
+    for (const auto& note : runner::run_notes(run.meta, run.summary))
+      md += "\n> " + (runs.size() > 1 ? "*" + run.label + "*: " : std::string()) + note + "\n";
   md += "\n## What bounds each phase\n";
   std::string phase;
   for (const auto& in : insights) {

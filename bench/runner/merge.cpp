@@ -98,6 +98,16 @@ class MergedAccuracy {
   std::set<std::vector<std::string>> scored_;
 };
 
+// Other processes' CPUs during the measurements (before them when not measured).
+bool busier(const nlohmann::json& a, const nlohmann::json& b) {
+  const auto other = [](const nlohmann::json& load) {
+    const nlohmann::json& during = load.value("during", nlohmann::json());
+    const nlohmann::json& before = load.value("before", nlohmann::json::object());
+    return during.is_object() ? during.value("other_cpus", 0.0) : before.value("other_cpus", 0.0);
+  };
+  return other(a) > other(b);
+}
+
 }  // namespace
 
 void merge_results(const std::string& out, const std::vector<std::string>& inputs) {
@@ -133,6 +143,10 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
     cases += m.value("cases", size_t{0});
     finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();
     if (m.value("started_at", std::string()) < meta.value("started_at", std::string())) meta["started_at"] = m["started_at"];
+    // The shards' busiest machine qualifies the merged figures.
+    if (m.contains("machine_load") &&
+        (!meta.contains("machine_load") || busier(m["machine_load"], meta["machine_load"])))
+      meta["machine_load"] = m["machine_load"];
     if (finished) last_finish = std::max(last_finish, m["finished_at"].get<std::string>());
     shards.push_back({{"folder", dir}, {"shard", m.value("shard", std::string())}});
   }

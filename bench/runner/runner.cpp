@@ -13,6 +13,7 @@
 #include "bench/runner/accuracy_run.h"
 #include "bench/runner/folder_lock.h"
 #include "bench/runner/load_requests.h"
+#include "bench/runner/machine_load.h"
 #include "bench/runner/measure.h"
 #include "bench/runner/meta_json.h"
 #include "bench/runner/models.h"
@@ -270,7 +271,7 @@ std::vector<std::vector<size_t>> pending_reps(const RunPlan& plan, const Prepare
 // finished runs reach the files.
 void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan, PreparedRun& run,
              const std::vector<std::vector<size_t>>& pending, size_t budget, const std::optional<Limits>& limits,
-             RssHighWater& rss, Progress& progress, RunReport& report) {
+             RssHighWater& rss, MachineLoad& load, Progress& progress, RunReport& report) {
   const auto stopped = [&] { return stop_requested(options); };
   const RunNumbers numbers{scenario.warmup_max};
   std::vector<WarmUp> warmups(run.cases.size());
@@ -281,6 +282,7 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
   // interruption loses at most that much work.
   constexpr double kFlushSeconds = 2.0;
   auto last_flush = Clock::now();
+  load.measurements_start();
   try {
     for (size_t i = 0; i < run.cases.size() && !stopped(); ++i) {
       if (pending[i].empty()) continue;
@@ -294,6 +296,7 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
         if (round >= pending[i].size()) continue;
         const size_t rep = pending[i][round];
         const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
+        load.between_runs();
         context.weights_bytes = run.engine_of[i]->model().weight_bytes();
         context.weights_precision = prefill_precision(run.engine_of[i]->model());
         context.peak_rss_kib = rss.process_peak_kib();
@@ -358,6 +361,7 @@ std::vector<Case> checked_cases(const Scenario& scenario, Shard shard) {
 std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
 
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
+  MachineLoad load;  // "before" spans the preparation: other processes' CPU time, not this one's
   RunPlan plan = plan_run(scenario, options);
   PreparedRun run = prepare_run(scenario, options, plan.cases, progress_out);
   std::optional<AccuracyRun> accuracy;  // checked now, scored after the timings
@@ -377,6 +381,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   if (!oversubscribed.empty()) meta["oversubscribed_threads"] = oversubscribed;
   RssHighWater rss;
   meta["rss_high_water_reset"] = rss.resettable();
+  meta["machine_load"] = load.json();
   const std::string meta_path = (plan.dir / "meta.json").string();
   write_file_atomic(meta_path, meta.dump(2) + "\n");
 
@@ -392,7 +397,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     progress.note("threads " + std::to_string(threads) + " is more than the " + std::to_string(omp_get_num_procs()) +
                   " CPUs this process may use: oversubscribed, so its timings include threads waiting for a core");
   if (options.ending_at_once != nullptr) *options.ending_at_once = false;
-  measure(scenario, options, plan, run, pending, budget, limits, rss, progress, report);
+  measure(scenario, options, plan, run, pending, budget, limits, rss, load, progress, report);
 
   write_results(plan.dir.string(), plan.results);
   report.complete = report.runs == total;
@@ -402,6 +407,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   if (accuracy && report.complete && !read_accuracy(plan.dir.string()))
     write_accuracy(plan.dir.string(), accuracy->score(progress_out));
   if (report.complete) meta["finished_at"] = utc_now();
+  meta["machine_load"] = load.json();
   write_file_atomic(meta_path, meta.dump(2) + "\n");
   report.summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
   return report;

@@ -48,7 +48,7 @@ std::set<std::string> runs_in(const json& spec) {
   return runs;
 }
 
-const std::set<std::string> kChartIds{"ttft", "prefill-rate", "decode-steps", "latency-throughput",
+const std::set<std::string> kChartIds{"request", "ttft", "prefill-rate", "decode-steps", "latency-throughput",
                                       "kv-bytes", "ops", "roofline"};
 
 // Load cases add their section: latency percentiles and goodput against
@@ -96,9 +96,30 @@ TEST(Report, HtmlEmbedsEveryChartWithData) {
   fs::remove_all(dir);
 }
 
+// Prefill or decode at a glance: a bar per case, its phases' medians
+// stacked; the KV chart stays over the measured positions.
+TEST(Report, RequestTimeIsSplitIntoPhasesAndKvStaysMeasured) {
+  const auto charts = build_charts(read_runs({fixture("a")}));
+  const Chart& request = charts.front();
+  ASSERT_EQ(request.id, "request");
+  std::set<std::string> parts;
+  for (const auto& d : request.spec["data"]["values"]) parts.insert(d["part"].get<std::string>());
+  for (const char* part : {"tokenize", "prefill", "decode"}) EXPECT_TRUE(parts.contains(part)) << part;
+  for (const auto& chart : charts)
+    if (chart.id == "kv-bytes") {
+      double most_line = 0, most_point = 0;
+      for (const auto& layer : chart.spec["layer"])
+        for (const auto& d : layer["data"]["values"])
+          if (d.contains("tokens"))
+            (d.contains("case_id") ? most_point : most_line) =
+                std::max(d.contains("case_id") ? most_point : most_line, d["tokens"].get<double>());
+      EXPECT_EQ(most_line, most_point);  // no extrapolation to the model's context
+    }
+}
+
 TEST(Report, ChartsShowCaseSettingsInTooltips) {
   const auto charts = build_charts(read_runs({fixture("a")}));
-  const Chart& ttft = charts.front();
+  const Chart& ttft = charts.at(1);
   ASSERT_EQ(ttft.id, "ttft");
   const std::string dumped = ttft.spec.dump();
   for (const char* field : {"\"case_id\"", "\"context_depth\"", "\"threads_label\"", "\"ttft_median_ms\""})
@@ -117,7 +138,7 @@ TEST(Report, SeveralRunsAreOverlaidByColor) {
     EXPECT_EQ(runs_in(chart.spec), (std::set<std::string>{"a", "b"})) << chart.id;
   }
   // Color is the run wherever a legend tells series apart.
-  EXPECT_EQ(charts.front().spec["encoding"]["color"]["field"], "run");
+  EXPECT_EQ(charts.at(1).spec["encoding"]["color"]["field"], "run");
 }
 
 // The percentage the fixture's ops.csv gives for one operator's share.

@@ -41,6 +41,12 @@ TEST(MetaJson, AKeyOfTheWrongTypeIsNamed) {
   EXPECT_EQ(error_of(R"({"cases": "3"})"), "key 'cases' must be a number, not string");
   EXPECT_EQ(error_of(R"({"finished_at": 1})"), "key 'finished_at' must be a string or null, not number");
   EXPECT_EQ(error_of(R"({"finished_at": null, "fingerprint": {"limits": null}})"), "");
+  EXPECT_EQ(error_of(R"({"machine_load": {"busy": "yes"}})"), "key 'machine_load/busy' must be true or false, not string");
+  EXPECT_EQ(error_of(R"({"machine_load": {"during": {"other_cpus": "1"}}})"),
+            "key 'machine_load/during/other_cpus' must be a number, not string");
+  EXPECT_EQ(error_of(R"({"machine_load": {"before": {"loadavg_1m": 0.5, "other_cpus": 0, "seconds": 0.3},
+                         "during": null, "busy": false, "logical_cpus": 2, "busy_limit_cpus": 0.25}})"),
+            "");
 }
 
 TEST(MetaJson, NotJsonOrNotAnObjectIsNamed) {
