@@ -1,10 +1,8 @@
 #pragma once
-// Continuous batching: many requests share one paged KV cache and one
-// forward call per step. Each step runs the prompts of requests joining now
-// (prefill chunks) together with one token of every request already
-// decoding, so the weights are read once per step for all of them. A
-// finished request frees its blocks at once and a waiting one joins at the
-// next step.
+// Continuous batching of a known list of requests, each arriving at its
+// time: many requests share one paged KV cache and one forward call per
+// step (BatchScheduler). A finished request frees its blocks at once and a
+// waiting one joins at the next step.
 #include <cstddef>
 #include <functional>
 #include <span>
@@ -12,6 +10,7 @@
 
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/batch_clock.h"
+#include "engine/runtime/batch_scheduler.h"
 #include "engine/runtime/generator.h"
 
 namespace pdbench {
@@ -50,15 +49,11 @@ class BatchGenerator {
                BatchClock* clock = nullptr, const std::function<void()>& after_step = {});
 
   // The shared cache: between runs every block is free again.
-  const PagedKvCache& cache() const { return cache_; }
+  const PagedKvCache& cache() const { return scheduler_.cache(); }
 
  private:
   const Engine& engine_;
-  GeneratorOptions options_;
-  Forward& forward_;
-  size_t max_batch_;
-  size_t context_;
-  PagedKvCache cache_;
+  BatchScheduler scheduler_;
 };
 
 }  // namespace pdbench
