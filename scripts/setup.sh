@@ -17,6 +17,7 @@ packages=(
   libgtest-dev libgmock-dev # find_package(GTest): tests
   libbenchmark-dev          # find_package(benchmark): micro-benchmarks
   libtomlplusplus-dev       # pkg_check_modules(tomlplusplus): scenario files
+  libcpp-httplib-dev        # pkg_check_modules(cpp-httplib): pdbench serve and the openai target
   nlohmann-json3-dev        # find_package(nlohmann_json): JSON output and tokenizer.json
   libcli11-dev              # find_package(CLI11): command line
   libpcre2-dev              # pkg_check_modules(libpcre2-8): tokenizer pre-tokenizer regexes

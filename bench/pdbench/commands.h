@@ -21,5 +21,6 @@ void register_merge(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_report(CLI::App& app);
 void register_perplexity(CLI::App& app);
+void register_serve(CLI::App& app);
 
 }  // namespace pdbench::cli

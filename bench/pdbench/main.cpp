@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   pdbench::cli::register_compare(app);
   pdbench::cli::register_report(app);
   pdbench::cli::register_perplexity(app);
+  pdbench::cli::register_serve(app);
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   std::string known;
   bool is_known = false;

@@ -7,12 +7,12 @@
 namespace pdbench::test {
 
 // `max_new_tokens` greedy tokens after `prompt` on `kind`'s pass, in a
-// 32-token context.
+// context of `context` tokens.
 inline GenerationResult generate_greedy(const Engine& engine, ForwardKind kind, const std::string& prompt,
-                                        size_t max_new_tokens) {
+                                        size_t max_new_tokens, size_t context = 32) {
   GeneratorOptions options;
   options.forward = kind;
-  options.context = 32;
+  options.context = context;
   Generator generator(engine, options);
   GenerateRequest request;
   request.prompt = prompt;
