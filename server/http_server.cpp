@@ -86,13 +86,14 @@ struct Completion {
     return {{"index", 0}, {streaming ? "delta" : "message", message}, {"finish_reason", reason}};
   }
 
-  json object(const char* completion, const char* chunk, bool streaming) const {
-    return {{"id", id}, {"object", api == Api::Completions ? completion : streaming ? chunk : "chat.completion"},
-            {"created", unix_time()}, {"model", model}};
+  // The response's envelope; OpenAI names a chat stream's pieces apart.
+  json object(bool streaming) const {
+    const char* kind = api == Api::Completions ? "text_completion" : streaming ? "chat.completion.chunk" : "chat.completion";
+    return {{"id", id}, {"object", kind}, {"created", unix_time()}, {"model", model}};
   }
 
   json chunk(const std::string& text) {
-    json j = object("text_completion", "chat.completion.chunk", true);
+    json j = object(true);
     j["choices"] = json::array({choice(text, true)});
     if (!finish.empty()) j["usage"] = usage();  // llama-server's habit; OpenAI's own chunk follows
     return j;
@@ -179,7 +180,7 @@ void answer(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, httpli
     if (ev) text += c->take(*ev);
     else if (c->job->ended()) throw ApiError(500, "server_error", "the request ended early: " + c->job->error());
   }
-  json j = c->object("text_completion", "", false);
+  json j = c->object(false);
   j["choices"] = json::array({c->choice(text, false)});
   j["usage"] = c->usage();
   c->count(metrics, c->finish);
@@ -197,7 +198,11 @@ void stream(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, httpli
           c->count(metrics, "abort");
           return false;
         }
-        if (!ev) return write(sink, ": keep-alive\n\n") || (c->job->cancel(), false);
+        if (!ev) {  // nothing yet: a comment tells whether the client is still there
+          if (write(sink, ": keep-alive\n\n")) return true;
+          c->job->cancel();
+          return false;
+        }
         const std::string text = c->take(*ev);
         if ((!text.empty() || !c->finish.empty()) && !write(sink, event(c->chunk(text)))) {
           c->job->cancel();
@@ -205,7 +210,7 @@ void stream(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, httpli
         }
         if (c->finish.empty()) return true;
         if (c->include_usage) {
-          json u = c->object("text_completion", "chat.completion.chunk", true);
+          json u = c->object(true);
           u["choices"] = json::array();
           u["usage"] = c->usage();
           write(sink, event(u));
