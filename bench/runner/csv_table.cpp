@@ -3,6 +3,7 @@
 #include <csv.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <span>
@@ -63,6 +64,18 @@ std::string csv_number(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
+}
+
+double cell_number(const std::string& column, const std::string& cell) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (cell.empty() || ec != std::errc{} || end != cell.data() + cell.size())
+    throw Error("results column '" + column + "' holds '" + cell + "', not a number");
+  return v;
+}
+
+double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {
+  return cell_number(column, row[t.column(column)]);
 }
 
 std::string to_csv(const Table& table) {

@@ -97,17 +97,17 @@ std::vector<std::string> load_summary_cells(const Table& samples, const std::vec
   const auto column_median = [&](const char* column) {
     std::vector<double> v;
     for (const auto* r : rows)
-      if (!(*r)[samples.column(column)].empty()) v.push_back(std::stod((*r)[samples.column(column)]));
+      if (!(*r)[samples.column(column)].empty()) v.push_back(cell_number(samples, *r, column));
     return v.empty() ? std::string() : csv_number(median(v));
   };
   const std::string ttft_limit = first[samples.column("sla_ttft_p99_ms")];
   const std::string tpot_limit = first[samples.column("sla_tpot_p99_ms")];
   // The case meets the SLA when each limit holds for the p99 over every request.
-  const auto within = [](const std::string& p99, const std::string& limit) {
-    return limit.empty() || (!p99.empty() && std::stod(p99) <= std::stod(limit));
+  const auto within = [](const std::string& p99, const std::string& limit, const char* limit_column) {
+    return limit.empty() || (!p99.empty() && std::stod(p99) <= cell_number(limit_column, limit));
   };
   const bool any = !ttft_limit.empty() || !tpot_limit.empty();
-  const bool met = within(ttft_p99, ttft_limit) && within(tpot_p99, tpot_limit);
+  const bool met = within(ttft_p99, ttft_limit, "sla_ttft_p99_ms") && within(tpot_p99, tpot_limit, "sla_tpot_p99_ms");
   return {column_median("requests_sent"), column_median("request_throughput_req_s"), column_median("output_tok_s"),
           column_median("total_tok_s"),   column_median("goodput_req_s"), ttft_limit, tpot_limit,
           std::string(any ? (met ? "1" : "0") : "")};

@@ -58,15 +58,6 @@ std::vector<std::string> case_cells(const Case& c) {
               load_case_cells(c));
 }
 
-double cell_number(const Table& t, const std::vector<std::string>& row, const std::string& column) {
-  const std::string& cell = row[t.column(column)];
-  try {
-    return std::stod(cell);
-  } catch (const std::exception&) {
-    throw Error("results column '" + column + "' holds '" + cell + "', not a number");
-  }
-}
-
 // (case_id, rep): one run's rows in every file.
 std::pair<std::string, std::string> run_key(const Table& t, const std::vector<std::string>& row) {
   return {row[t.column("case_id")], row[t.column("rep")]};

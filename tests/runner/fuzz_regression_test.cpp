@@ -40,6 +40,17 @@ TEST(FuzzRegression, MergeRejectsASortKeyThatIsNotACount) {
   }
 }
 
+// The serving-load summary read its medians and SLA limits by std::stod; a
+// damaged cell threw std::invalid_argument instead of an Error.
+TEST(FuzzRegression, MergeRejectsALoadCellThatIsNotANumber) {
+  for (const char* column : {"requests_sent", "output_tok_s", "sla_ttft_p99_ms"})
+    for (const std::string bad : {"x", "1x", "-"}) {
+      const std::string dir = results_dir_with(column, bad);
+      EXPECT_THROW(merge_results(dir + "/merged", {dir}), Error) << column << " = '" << bad << "'";
+      fs::remove_all(dir);
+    }
+}
+
 // A trace (or any CSV) that is a folder opened, then the first read threw
 // std::ios_base::failure instead of an Error.
 TEST(FuzzRegression, ScenarioTraceThatIsAFolderIsAnError) {
