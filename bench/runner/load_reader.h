@@ -53,7 +53,7 @@ void read_load_axes(const Reader& r, const toml::table& t, LoadAxes& out) {
 
 template <class Reader>
 void read_load_table(const Reader& r, const toml::table& t, LoadOptions& out) {
-  r.only_keys(t, "load", {"seed", "timing"});
+  r.only_keys(t, "load");
   if (const auto* n = t.get("seed")) out.seed = static_cast<uint64_t>(r.integer(*n, "seed", 0));
   if (const auto* n = t.get("timing")) {
     out.timing = r.string(*n, "timing");
@@ -68,7 +68,7 @@ void read_sla_table(const Reader& r, const toml::table& t, Sla& out) {
     for (const char* metric : {"ttft", "tpot"})
       if (key.str() == metric || key.str() == std::string(metric) + "_ms")
         r.fail(node, std::string(key.str()), "needs a percentile: the limit is on the p99 (" + std::string(metric) + "_p99_ms)");
-  r.only_keys(t, "sla", {"ttft_p99_ms", "tpot_p99_ms"});
+  r.only_keys(t, "sla");
   for (const auto& [key, limit] : {std::pair{"ttft_p99_ms", &out.ttft_p99_ms}, std::pair{"tpot_p99_ms", &out.tpot_p99_ms}})
     if (const auto* n = t.get(key)) {
       *limit = load_number(r, *n, key);

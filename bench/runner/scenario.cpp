@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "bench/runner/load_reader.h"
+#include "bench/runner/scenario_keys.h"
 #include "bench/runner/scenario_limits.h"
 #include "engine/attention/kv_type.h"
 #include "engine/model/synthetic_model.h"
@@ -51,7 +52,10 @@ class Reader {
     throw Error(where(s_, line_of(node)) + ": key '" + key + "' " + what);
   }
 
-  void only_keys(const toml::table& table, const std::string& section, const std::vector<std::string>& known) const {
+  // `section` as the file names it ("sampling.fast"); its keys are scenario_keys()'s.
+  void only_keys(const toml::table& table, const std::string& section) const {
+    const std::vector<std::string>& known =
+        scenario_keys(section.starts_with("sampling.") ? std::string("sampling.NAME") : section);
     for (auto&& [key, node] : table) {
       const std::string k(key.str());
       if (std::find(known.begin(), known.end(), k) == known.end())
@@ -121,7 +125,7 @@ class Reader {
   }
 
   void model(const toml::table& t) {
-    only_keys(t, "model", {"path", "tokenizer", "like", "type", "seed"});
+    only_keys(t, "model");
     if (const auto* n = t.get("path")) s_.model = path(*n, "path");
     if (const auto* n = t.get("tokenizer")) s_.tokenizer = path(*n, "tokenizer");
     const std::vector<std::string> types(kWeightTypes.begin() + 1, kWeightTypes.end());
@@ -148,7 +152,7 @@ class Reader {
   }
 
   void prompt(const toml::table& t) {
-    only_keys(t, "prompt", {"source", "corpus", "seed"});
+    only_keys(t, "prompt");
     if (const auto* n = t.get("source")) {
       const std::string v = string(*n, "source");
       if (v == "corpus")
@@ -163,7 +167,7 @@ class Reader {
   }
 
   void measure(const toml::table& t) {
-    only_keys(t, "measure", {"repetitions", "warmup_max", "warmup_window", "warmup_tolerance_pct"});
+    only_keys(t, "measure");
     if (const auto* n = t.get("repetitions")) s_.repetitions = static_cast<size_t>(integer(*n, "repetitions", 1));
     if (const auto* n = t.get("warmup_max")) s_.warmup_max = static_cast<size_t>(integer(*n, "warmup_max", 0));
     if (const auto* n = t.get("warmup_window")) s_.warmup_window = static_cast<size_t>(integer(*n, "warmup_window", 2));
@@ -174,7 +178,7 @@ class Reader {
   }
 
   void accuracy(const toml::table& t) {
-    only_keys(t, "accuracy", {"text", "chunk", "chunks", "base"});
+    only_keys(t, "accuracy");
     AccuracySpec& a = s_.accuracy.emplace();
     a.line = line_of(t);
     if (const auto* n = t.get("text")) a.text = path(*n, "text");
@@ -193,9 +197,7 @@ class Reader {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
       const toml::table& st = table(node, "sampling." + name);
-      only_keys(st, "sampling." + name,
-                {"temperature", "top_k", "top_p", "min_p", "repeat_penalty", "frequency_penalty",
-                 "presence_penalty", "penalty_last_n", "seed"});
+      only_keys(st, "sampling." + name);
       SamplingParams p;
       auto f = [&](const char* k, float& out) {
         if (const auto* n = st.get(k)) out = static_cast<float>(number(*n, k));
@@ -222,11 +224,7 @@ class Reader {
   }
 
   void sweep(const toml::table& t, SweepAxes& out) const {
-    std::vector<std::string> keys = {"prompt_tokens", "output_tokens", "context_depth", "threads", "batch",
-                                     "kv_type_k", "kv_type_v", "kv_block", "kv_capacity", "kv_cache",
-                                     "weight_type", "sampling", "shared_prefix_tokens", "prefix_sharing"};
-    keys.insert(keys.end(), load_axis_keys().begin(), load_axis_keys().end());
-    only_keys(t, "sweep", keys);
+    only_keys(t, "sweep");
     read_load_axes(*this, t, out.load);
     if (const auto* n = t.get("prompt_tokens")) count_axis(*n, "prompt_tokens", out.prompt_tokens, 1, kMaxTokens);
     if (const auto* n = t.get("output_tokens")) count_axis(*n, "output_tokens", out.output_tokens, 1, kMaxTokens);
@@ -311,8 +309,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     throw Error(where(s, static_cast<int>(e.source().begin.line)) + ": " + std::string(e.description()));
   }
   Reader r(s, fs::path(path).parent_path().string());
-  r.only_keys(root, "",
-              {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla", "accuracy"});
+  r.only_keys(root, "");
   if (const auto* n = root.get("name")) s.name = r.string(*n, "name");
   if (const auto* n = root.get("description")) s.description = r.string(*n, "description");
   if (const auto* n = root.get("trace")) {
