@@ -17,12 +17,8 @@ struct SysinfoArgs {
 
 void run(const SysinfoArgs& a) {
   const nlohmann::json facts = runner::system_facts();
-  std::optional<runner::Limits> limits = runner::cached_limits(facts);
-  // A cache from before the BF16/INT8 peaks were measured is measured again.
-  if (!limits || !limits->has_gemm_peaks() || a.refresh) {
-    std::fprintf(stderr, "measuring read bandwidth and FP32, BF16 and INT8 peaks (a few seconds)...\n");
-    limits = runner::refresh_limits(facts);
-  }
+  const std::optional<runner::Limits> limits =
+      a.refresh ? runner::refresh_limits(facts) : runner::current_limits(facts);
   const nlohmann::json f = runner::fingerprint(facts, limits);
   if (a.json) {
     std::cout << f.dump(2) << "\n";
@@ -51,7 +47,8 @@ void run(const SysinfoArgs& a) {
               limits->bf16_gflop_s_all);
   std::printf("int8 peak:  %.1f GOP/s (1 thread), %.1f GOP/s (all)\n", limits->int8_gop_s_1t,
               limits->int8_gop_s_all);
-  std::printf("measured:   %s\n", limits->method.c_str());
+  std::printf("measured:   %s\n", runner::limits_provenance(*limits).c_str());
+  std::printf("method:     %s\n", limits->method.c_str());
 }
 
 }  // namespace
@@ -59,7 +56,9 @@ void run(const SysinfoArgs& a) {
 void register_sysinfo(CLI::App& app) {
   auto args = std::make_shared<SysinfoArgs>();
   CLI::App* cmd = app.add_subcommand("sysinfo", "Show this machine's fingerprint and measured limits");
-  cmd->footer("Limits are measured once per machine and cached in ~/.cache/pdbench/sysinfo.json.");
+  cmd->footer("Limits are measured once per machine and cached in ~/.cache/pdbench/sysinfo.json "
+              "($XDG_CACHE_HOME/pdbench/, or PDBENCH_SYSINFO_CACHE=FILE), with the time and "
+              "the load; measured again when a week old (pdbench run does the same).");
   cmd->add_flag("--json", args->json, "Print the fingerprint as JSON (as stored in every meta.json)");
   cmd->add_flag("--refresh", args->refresh, "Measure the limits again instead of using the cache");
   cmd->callback([args] { run(*args); });

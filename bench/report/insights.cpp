@@ -123,7 +123,7 @@ std::string bound_clause(const RunData& run, const Case& c, const PhaseTotals& t
   const double gb_s = t.gbyte / (t.ms / 1000), gflop_s = t.gflop / (t.ms / 1000);
   if (!limits)
     return "it moves " + readable(gb_s) + " GB/s at " + readable(gflop_s) +
-           " GFLOP/s (meta.json has no measured limits: run `pdbench sysinfo` to compare them with this machine's roofs)";
+           " GFLOP/s (meta.json has no measured limits to compare them with)";
   const GemmPrecision roof = limits->roof_precision(case_precision(run, c));
   const double bw = limits->read_gb_s(threads), peak = limits->peak_gflop_s(threads, roof);
   const double bw_frac = gb_s / bw, flop_frac = gflop_s / peak;

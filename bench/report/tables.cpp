@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "bench/report/insights.h"
+#include "bench/runner/sysinfo.h"
 
 namespace pdbench::report {
 
@@ -18,7 +19,7 @@ std::string text(const nlohmann::json& j, const nlohmann::json::json_pointer& at
 }
 
 std::string rate(const nlohmann::json& limits, const char* one, const char* all, const char* unit) {
-  if (!limits.is_object() || !limits.contains(one)) return "not measured (run pdbench sysinfo)";
+  if (!limits.is_object() || !limits.contains(one)) return "not measured (results of a pdbench that did not measure them)";
   return readable(limits.value(one, 0.0)) + " " + unit + " (1 thread), " + readable(limits.value(all, 0.0)) + " " + unit +
          " (all cores)";
 }
@@ -75,6 +76,10 @@ TextTable fingerprint_table(const std::vector<RunData>& runs) {
        }},
       {"INT8 GEMM peak", [](const nlohmann::json& fp) {
          return rate(fp.value("limits", nlohmann::json()), "int8_gop_s_1t", "int8_gop_s_all", "GOP/s");
+       }},
+      {"limits measured", [](const nlohmann::json& fp) {
+         const nlohmann::json limits = fp.value("limits", nlohmann::json());
+         return limits.is_object() ? runner::limits_provenance(runner::limits_from_json(limits)) : std::string("-");
        }},
       {"kernel", [](const nlohmann::json& fp) { return text(fp, P("/kernel")); }},
       {"transparent huge pages", [](const nlohmann::json& fp) { return text(fp, P("/transparent_hugepages")); }},

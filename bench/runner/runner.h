@@ -28,6 +28,10 @@ struct RunOptions {
   // stop request may end the process at once (StopSignals), there being no
   // finished run to write.
   std::atomic<bool>* ending_at_once = nullptr;
+  // Measure the machine's limits (sysinfo.h) when no fresh ones are
+  // cached, so meta.json always has a roofline (pdbench run); false reads
+  // the cache only (the tests: a measurement would time a busy machine).
+  bool measure_limits = false;
   size_t decode_delay_us = 0;  // test-only: slows every decode step (compare's slowed-build check)
 };
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "bench/runner/build_commit.h"
 #include "bench/runner/csv_table.h"
 #include "bench/runner/gemm_peak.h"
+#include "bench/runner/machine_load.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/profile/op_profile.h"
@@ -183,9 +186,15 @@ double fp32_peak(const PeakKernel& kernel, int threads) {
   return best;
 }
 
+// PDBENCH_SYSINFO_CACHE, else beside the model cache (models.h):
+// $XDG_CACHE_HOME/pdbench/sysinfo.json, else ~/.cache/pdbench/sysinfo.json.
 fs::path cache_path() {
+  const char* set = std::getenv("PDBENCH_SYSINFO_CACHE");
+  if (set && *set) return set;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && fs::path(xdg).is_absolute()) return fs::path(xdg) / "pdbench" / "sysinfo.json";
   const char* home = std::getenv("HOME");
-  return home ? fs::path(home) / ".cache" / "pdbench" / "sysinfo.json" : fs::path();
+  return home && *home ? fs::path(home) / ".cache" / "pdbench" / "sysinfo.json" : fs::path();
 }
 
 nlohmann::json read_cache() {
@@ -239,6 +248,7 @@ std::string machine_key(const nlohmann::json& facts) {
 
 Limits measure_limits() {
   Limits l;
+  const CpuReading before = read_cpu();
   const int all = omp_get_num_procs();
   constexpr size_t kBytes = size_t{1} << 30;
   const size_t n = kBytes / sizeof(float);
@@ -259,6 +269,10 @@ Limits measure_limits() {
   l.method = std::string("read: gemv read_sum over 1 GiB, best of 3; fp32: ") + kernel.name +
              ", best of 3; bf16, int8: oneDNN " + onednn_version() + " " + onednn_cpu_isa() + " matmul, M=N=K=" +
              gemm + ", best of 3";
+  const CpuReading after = read_cpu();
+  l.measured_unix_s = unix_now();
+  l.loadavg_1m = after.loadavg_1m;
+  l.other_cpus = other_cpus(before, after);
   return l;
 }
 
@@ -288,7 +302,10 @@ nlohmann::json to_json(const Limits& l) {
           {"fp32_gflop_s_1t", l.fp32_gflop_s_1t}, {"fp32_gflop_s_all", l.fp32_gflop_s_all},
           {"bf16_gflop_s_1t", l.bf16_gflop_s_1t}, {"bf16_gflop_s_all", l.bf16_gflop_s_all},
           {"int8_gop_s_1t", l.int8_gop_s_1t},     {"int8_gop_s_all", l.int8_gop_s_all},
-          {"method", l.method}};
+          {"method", l.method},
+          {"measured_unix_s", l.measured_unix_s},
+          {"loadavg_1m", l.loadavg_1m},
+          {"other_cpus", l.other_cpus}};
 }
 
 Limits limits_from_json(const nlohmann::json& j) {
@@ -302,6 +319,9 @@ Limits limits_from_json(const nlohmann::json& j) {
   l.int8_gop_s_1t = j.value("int8_gop_s_1t", 0.0);
   l.int8_gop_s_all = j.value("int8_gop_s_all", 0.0);
   l.method = j.value("method", std::string());
+  l.measured_unix_s = j.value("measured_unix_s", int64_t{0});
+  l.loadavg_1m = j.value("loadavg_1m", 0.0);
+  l.other_cpus = j.value("other_cpus", 0.0);
   return l;
 }
 
@@ -322,6 +342,36 @@ Limits refresh_limits(const nlohmann::json& facts) {
     write_file_atomic(path.string(), cache.dump(2) + "\n");
   }
   return l;
+}
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool limits_stale(const Limits& limits, int64_t now_unix_s) {
+  return !limits.has_gemm_peaks() || limits.measured_unix_s <= 0 ||
+         now_unix_s - limits.measured_unix_s > kLimitsMaxAgeSeconds;
+}
+
+Limits current_limits(const nlohmann::json& facts) {
+  const std::optional<Limits> cached = cached_limits(facts);
+  if (cached && !limits_stale(*cached, unix_now())) return *cached;
+  std::fprintf(stderr, "measuring this machine's read bandwidth and FP32, BF16 and INT8 peaks (%s; a few seconds)...\n",
+               cached ? "the cached ones are over a week old or incomplete" : "none cached");
+  return refresh_limits(facts);
+}
+
+std::string limits_provenance(const Limits& l) {
+  if (l.measured_unix_s <= 0) return "at an unrecorded time and load";
+  const auto when = static_cast<std::time_t>(l.measured_unix_s);
+  std::tm utc{};
+  gmtime_r(&when, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", &utc);
+  char load[64];
+  std::snprintf(load, sizeof load, ", load %.2f, other processes %.2f CPUs", l.loadavg_1m, l.other_cpus);
+  const bool busy = l.other_cpus >= kBusyOtherCpus;
+  return stamp + std::string(load) + (busy ? " (busy: the limits may read low; sysinfo --refresh when quiet)" : "");
 }
 
 nlohmann::json fingerprint(const nlohmann::json& facts, const std::optional<Limits>& limits) {

@@ -1,7 +1,8 @@
 #pragma once
 // This machine's fingerprint (CPU, caches, memory, compiler, commit) and its
 // measured limits (read bandwidth, FP32/BF16/INT8 peaks), cached per machine
-// in ~/.cache/pdbench/sysinfo.json so runs can state fractions of them.
+// in ~/.cache/pdbench/sysinfo.json (docs/RESULTS.md: where else) so runs can
+// state fractions of them.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,12 @@ struct Limits {
   double int8_gop_s_1t = 0;
   double int8_gop_s_all = 0;
   std::string method;  // how the peaks were measured (ISA used)
+  // When and under what load: a cache from before these were kept has
+  // measured_unix_s 0. Other processes' CPUs averaged over the measurement
+  // (machine_load.h): above kBusyOtherCpus the limits read low.
+  int64_t measured_unix_s = 0;
+  double loadavg_1m = 0;
+  double other_cpus = 0;
 
   // The limits that apply to a run on `threads` threads (0: all).
   double read_gb_s(size_t threads) const { return threads == 1 ? read_gb_s_1t : read_gb_s_all; }
@@ -57,6 +64,17 @@ Limits measure_limits();
 std::optional<Limits> cached_limits(const nlohmann::json& facts);
 // Measures and stores the limits in the cache.
 Limits refresh_limits(const nlohmann::json& facts);
+
+// Cached limits are measured again after this long, or when they lack a
+// field this version measures (the GEMM peaks, the time of measurement).
+inline constexpr int64_t kLimitsMaxAgeSeconds = 7 * 24 * 3600;
+int64_t unix_now();  // seconds since 1970, as measured_unix_s
+bool limits_stale(const Limits& limits, int64_t now_unix_s);
+// The cached limits when fresh, else measured now (seconds; a line on
+// stderr says so) and cached: what `pdbench sysinfo` and `pdbench run` use.
+Limits current_limits(const nlohmann::json& facts);
+// When and under what load: "2026-12-02 13:40 UTC, load 0.40, other processes 0.10 CPUs".
+std::string limits_provenance(const Limits& limits);
 
 nlohmann::json to_json(const Limits& limits);
 Limits limits_from_json(const nlohmann::json& json);  // missing fields read as 0
