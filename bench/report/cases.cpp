@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -134,6 +135,37 @@ std::vector<OpMedian> op_medians(const runner::Table& ops) {
   std::vector<OpMedian> out;
   for (auto& [order, o] : ordered) out.push_back(std::move(o));
   return out;
+}
+
+std::vector<OpMedian> group_small_ops(const std::vector<OpMedian>& ops, double min_share_pct) {
+  using Key = std::pair<std::string, std::string>;  // (case, phase)
+  std::map<Key, double> total_ms;
+  for (const auto& o : ops) total_ms[{o.case_id, o.phase}] += o.ms;
+  std::vector<OpMedian> out;
+  std::map<Key, OpMedian> other;
+  std::vector<Key> order;  // groups as first seen, for where each "other" goes
+  for (const auto& o : ops) {
+    const Key key{o.case_id, o.phase};
+    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+    const double total = total_ms[key];
+    if (total > 0 && 100 * o.ms / total >= min_share_pct) {
+      out.push_back(o);
+      continue;
+    }
+    auto [it, added] = other.try_emplace(key, OpMedian{o.case_id, o.phase, kOtherOps});
+    it->second.ms += o.ms;
+    it->second.gflop += o.gflop;
+    it->second.gbyte += o.gbyte;
+    it->second.calls += o.calls;
+  }
+  // Each group's "other" right after its last kept op.
+  std::vector<OpMedian> placed;
+  for (const Key& key : order) {
+    for (const auto& o : out)
+      if (o.case_id == key.first && o.phase == key.second) placed.push_back(o);
+    if (const auto it = other.find(key); it != other.end()) placed.push_back(it->second);
+  }
+  return placed;
 }
 
 std::vector<StepMedian> step_medians(const runner::Table& steps) {

@@ -47,6 +47,10 @@ struct OpMedian {
 };
 // Median over repetitions per (case, phase, op), in the order ops.csv lists them.
 std::vector<OpMedian> op_medians(const runner::Table& ops);
+// The ops below `min_share_pct` of their (case, phase)'s time summed into
+// one op named kOtherOps, placed last in that group; others keep their order.
+inline constexpr const char* kOtherOps = "other";
+std::vector<OpMedian> group_small_ops(const std::vector<OpMedian>& ops, double min_share_pct);
 
 struct PhaseTotals {
   double ms = 0;

@@ -21,6 +21,9 @@ using json = nlohmann::json;
 constexpr int kWidth = 470;
 constexpr int kHeight = 280;
 const char* const kNumber = ".5~r";  // tooltips: five significant digits
+// The per-operator chart draws ops under this share of their phase as one
+// "other" bar (their sum), so a dozen slivers do not need a dozen colours.
+constexpr double kSmallOpSharePct = 3;
 
 }  // namespace
 
@@ -146,6 +149,20 @@ Chart prompt_chart(const Context& ctx, const std::string& id, const std::string&
 
 // Prefill or decode? Each case's request as a bar: its phases' medians
 // stacked (a load case's queueing first), so the longer part shows.
+// One horizontal bar per case, stacked by `part` in the order of `domain`
+// (each datum's `order_field`): the request and per-operator charts.
+json stacked_case_bars(const std::string& x_title, const std::string& part_title, const std::vector<std::string>& domain,
+                       const json& colors, const std::string& order_field, json tooltip_fields, int legend_columns) {
+  json legend = {{"orient", "bottom"}, {"direction", "horizontal"}};
+  if (legend_columns > 0) legend["columns"] = legend_columns;
+  return {{"y", {{"field", "case"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+          {"x", {{"field", "ms"}, {"type", "quantitative"}, {"title", x_title}, {"stack", "zero"}}},
+          {"color", {{"field", "part"}, {"type", "nominal"}, {"title", part_title},
+                     {"scale", {{"domain", domain}, {"range", colors}}}, {"legend", legend}}},
+          {"order", {{"field", order_field}, {"type", "quantitative"}}},
+          {"tooltip", std::move(tooltip_fields)}};
+}
+
 Chart request_chart(const Context& ctx) {
   const std::string title = "Where a request's time goes: tokenize, prefill, decode";
   const std::vector<std::pair<std::string, std::string>> parts = {
@@ -192,15 +209,12 @@ Chart request_chart(const Context& ctx) {
   spec["height"] = {{"step", 16}};
   spec["data"] = {{"values", values}};
   spec["mark"] = {{"type", "bar"}};
-  spec["encoding"] = {
-      {"y", {{"field", "case"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-      {"x", {{"field", "ms"}, {"type", "quantitative"}, {"title", "time per request, medians stacked (ms)"}, {"stack", "zero"}}},
-      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "phase"},
-                 {"scale", {{"domain", domain}, {"range", {"#b279a2", "#bab0ac", kPrefillColor, "#9ecae9", kDecodeColor}}}},
-                 {"legend", {{"orient", "bottom"}, {"direction", "horizontal"}}}}},
-      {"order", {{"field", "part_index"}, {"type", "quantitative"}}},
-      {"tooltip", tooltip(ctx, {{{"field", "part"}, {"title", "phase"}}, value_field("ms", "median (ms)"),
-                                value_field("e2e_median_ms", "E2E median (ms)")})}};
+  spec["encoding"] = stacked_case_bars(
+      "time per request, medians stacked (ms)", "phase", domain,
+      {"#b279a2", "#bab0ac", kPrefillColor, "#9ecae9", kDecodeColor}, "part_index",
+      tooltip(ctx, {{{"field", "part"}, {"title", "phase"}}, value_field("ms", "median (ms)"),
+                    value_field("e2e_median_ms", "E2E median (ms)")}),
+      0);
   chart.spec = spec;
   return chart;
 }
@@ -420,7 +434,8 @@ json op_colors(const std::vector<std::string>& ops) {
   static const std::map<std::string, std::string> kColors{
       {"embedding", "#9d755d"}, {"attn_norm", "#bab0ac"},   {"qkv_proj", "#4c78a8"}, {"rope", "#9ecae9"},
       {"attention", "#e45756"}, {"out_proj", "#72b7b2"},    {"ffn_norm", "#d4cfcc"}, {"ffn_gate_up", "#f58518"},
-      {"ffn_down", "#ffbf79"},  {"output_norm", "#8c8c8c"}, {"lm_head", "#54a24b"},  {"sampling", "#b279a2"}};
+      {"ffn_down", "#ffbf79"},  {"output_norm", "#8c8c8c"}, {"lm_head", "#54a24b"},  {"sampling", "#b279a2"},
+      {kOtherOps, "#c7c7c7"}};
   static const std::vector<std::string> kSpare{"#eeca3b", "#ff9da6", "#88d27a", "#d67195", "#79706e"};
   json range = json::array();
   size_t spare = 0;
@@ -439,7 +454,7 @@ Chart ops_chart(const Context& ctx) {
   std::vector<std::string> op_order;
   for (size_t r = 0; r < ctx.runs.size(); ++r) {
     const RunData& run = ctx.runs[r];
-    const auto medians = op_medians(run.ops);
+    const auto medians = group_small_ops(op_medians(run.ops), kSmallOpSharePct);
     for (const auto& o : medians) {
       const Row* row = summary_row(run, o.case_id);
       if (row == nullptr) continue;
@@ -449,7 +464,7 @@ Chart ops_chart(const Context& ctx) {
       json d = case_datum(ctx, r, *row, {});
       d["case"] = ctx.multi_run ? run.label + ": " + o.case_id : o.case_id;
       d["phase"] = o.phase == "decode" ? "decode: ms per generated token" : "prefill: ms per prompt";
-      d["op"] = o.op;
+      d["part"] = o.op;
       d["ms"] = steps > 0 ? o.ms / steps : o.ms;
       d["share_pct"] = phase_ms > 0 ? 100 * o.ms / phase_ms : 0;
       d["calls"] = o.calls;
@@ -459,12 +474,16 @@ Chart ops_chart(const Context& ctx) {
   }
   Chart chart{"ops", "Where the time goes", title,
               "ops.csv: each operator's time from the engine's per-op timers, summed over layers, median over "
-              "repetitions; prefill per prompt forward, decode per generated token.",
+              "repetitions; prefill per prompt forward, decode per generated token; \"other\" sums the operators "
+              "under 3% of their phase.",
               nullptr, ""};
   if (values.empty()) {
     chart.note = "Skipped: ops.csv is empty.";
     return chart;
   }
+  // "other" last in the legend and the stacks, whichever case first had it.
+  if (const auto it = std::find(op_order.begin(), op_order.end(), kOtherOps); it != op_order.end())
+    std::rotate(it, it + 1, op_order.end());
   json spec = base_spec(title);
   spec.erase("width");
   spec.erase("height");
@@ -480,18 +499,14 @@ Chart ops_chart(const Context& ctx) {
       {"width", 250},
       {"height", {{"step", 16}}},
       {"mark", {{"type", "bar"}}},
-      {"encoding",
-       {{"y", {{"field", "case"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-        {"x", {{"field", "ms"}, {"type", "quantitative"}, {"title", "time (ms)"}, {"stack", "zero"}}},
-        {"color", {{"field", "op"}, {"type", "nominal"}, {"title", "operator"},
-                   {"scale", {{"domain", op_order}, {"range", op_colors(op_order)}}},
-                   {"legend", {{"orient", "bottom"}, {"direction", "horizontal"}, {"columns", 6}}}}},
-        {"order", {{"field", "op_index"}, {"type", "quantitative"}}},
-        {"tooltip", tooltip(ctx, {{{"field", "phase"}, {"title", "phase"}}, {{"field", "op"}, {"title", "operator"}},
-                                  value_field("ms", "time (ms)"), value_field("share_pct", "share of phase (%)"),
-                                  value_field("calls", "calls"), value_field("gflop_s", "GFLOP/s")})}}}};
+      {"encoding", stacked_case_bars("time (ms)", "operator", op_order, op_colors(op_order), "op_index",
+                                     tooltip(ctx, {{{"field", "phase"}, {"title", "phase"}},
+                                                   {{"field", "part"}, {"title", "operator"}}, value_field("ms", "time (ms)"),
+                                                   value_field("share_pct", "share of phase (%)"),
+                                                   value_field("calls", "calls"), value_field("gflop_s", "GFLOP/s")}),
+                                     6)}};
   for (auto& v : spec["data"]["values"])
-    v["op_index"] = std::find(op_order.begin(), op_order.end(), v["op"].get<std::string>()) - op_order.begin();
+    v["op_index"] = std::find(op_order.begin(), op_order.end(), v["part"].get<std::string>()) - op_order.begin();
   chart.spec = spec;
   return chart;
 }
@@ -629,7 +644,7 @@ Chart roofline_chart(const Context& ctx) {
          {"encoding", {{"x", x}, {"y", y}, {"strokeDash", {{"field", "roof"}, {"type", "nominal"}, {"title", "roof"},
                                                           {"legend", {{"orient", "right"}}}}}}}});
   } else {
-    chart.note = "No measured limits in meta.json (run `pdbench sysinfo` once on this machine, then re-run): roofs not drawn.";
+    chart.note = "No measured limits in meta.json (results of a pdbench that did not measure them): roofs not drawn.";
   }
   spec["layer"].push_back({{"data", {{"values", points}}},
                            {"mark", {{"type", "point"}, {"filled", true}, {"opacity", 0.75}, {"clip", true}}},

@@ -83,6 +83,8 @@ try {
     check(charts.some(c => c.id === id), `${id}: missing (the load fixture's charts)`);
   for (const c of charts) {
     check(c.width > 100 && c.height > 100, `${c.id}: drawn at ${c.width}x${c.height}`);
+    // The report's charts fit a 900 px column (a laptop's half screen).
+    check(c.width <= 900, `${c.id}: ${c.width} px wide, more than 900`);
     check(c.canvas || c.marks > 10, `${c.id}: the SVG holds ${c.marks} marks`);
   }
 

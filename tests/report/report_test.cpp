@@ -182,13 +182,29 @@ TEST(Report, WithoutMeasuredLimitsTheRooflineSaysWhy) {
   const auto runs = read_runs({dir + "/a"});
   for (const auto& chart : build_charts(runs))
     if (chart.id == "roofline") {
-      EXPECT_NE(chart.note.find("pdbench sysinfo"), std::string::npos);
+      EXPECT_NE(chart.note.find("No measured limits"), std::string::npos) << chart.note;
       EXPECT_FALSE(chart.spec.is_null());  // the points are still drawn
     }
   bool said = false;
   for (const auto& s : insights(runs)) said = said || s.text.find("no measured limits") != std::string::npos;
   EXPECT_TRUE(said);
   fs::remove_all(dir);
+}
+
+// Ops under the share sum into one "other" per (case, phase), after that
+// group's kept ops; a phase whose ops are all large keeps them all.
+TEST(Report, SmallOpsAreGroupedAsOtherPerPhase) {
+  const std::vector<OpMedian> ops = {
+      {"c", "prefill", "qkv_proj", 90, 9, 1, 1}, {"c", "prefill", "rope", 4, 0, 0, 1},
+      {"c", "prefill", "ffn_norm", 1, 0, 0, 2},  {"c", "prefill", "lm_head", 5, 1, 1, 1},
+      {"c", "decode", "rope", 50, 0, 0, 1},      {"c", "decode", "attention", 50, 1, 1, 1}};
+  const std::vector<OpMedian> grouped = group_small_ops(ops, 4.5);
+  std::vector<std::string> names;
+  for (const auto& o : grouped) names.push_back(o.phase + ":" + o.op);
+  EXPECT_EQ(names, (std::vector<std::string>{"prefill:qkv_proj", "prefill:lm_head", "prefill:other", "decode:rope",
+                                             "decode:attention"}));
+  EXPECT_DOUBLE_EQ(grouped[2].ms, 5);
+  EXPECT_DOUBLE_EQ(grouped[2].calls, 3);
 }
 
 // The GEMM precision recorded per model picks the compute roof; a name the
