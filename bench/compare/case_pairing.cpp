@@ -29,7 +29,9 @@ std::vector<std::string> split_axes(const std::string& text, const char* option)
     name.erase(0, name.find_first_not_of(' '));
     name.erase(name.find_last_not_of(' ') + 1);
     if (name.empty()) throw Error(std::string(option) + ": expected comma-separated case axes, got '" + text + "'");
-    const std::vector<std::string> known = case_axes();
+    std::vector<std::string> known;  // what a user names: the axes, not the columns describing them
+    for (const auto& axis : case_axes())
+      if (runner::described_axis(axis) == axis) known.push_back(axis);
     if (std::find(known.begin(), known.end(), name) == known.end())
       throw Error(std::string(option) + ": '" + name + "' is not a case axis (known: " + joined(known) + ")");
     axes.push_back(std::move(name));
@@ -156,8 +158,7 @@ MatchRule MatchRule::parse(const std::string& match, const std::string& ignore) 
 }
 
 bool MatchRule::keys_on(const std::string& axis) const {
-  const std::string named = axis == "model_sha256" ? "model" : axis;
-  return std::find(axes.begin(), axes.end(), named) != axes.end();
+  return std::find(axes.begin(), axes.end(), runner::described_axis(axis)) != axes.end();
 }
 
 std::vector<std::string> case_axes() {

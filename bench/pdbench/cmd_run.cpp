@@ -146,8 +146,11 @@ void run(const RunArgs& a) {
   options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
   options.resume = a.resume;
   options.shard = runner::parse_shard(a.shard);
-  options.command_line = a.command_line;
+  // meta.json's command line names the folder and shard too, which the
+  // scenario text of a file-less run leaves out (--resume may change them).
+  options.command_line = a.command_line + " -o " + options.out_dir + (a.shard == "1/1" ? "" : " --shard " + a.shard);
   options.decode_delay_us = a.decode_delay_us;
+  options.measure_limits = true;
   StopSignals signals;
   options.stop = &signals.received();
   options.ending_at_once = &signals.ending_at_once();

@@ -149,7 +149,8 @@ void add_model_file_options(CLI::App& cmd, ModelOptions& opts) {
   cmd.add_option("--tokenizer", opts.tokenizer,
                  "Tokenizer file (llama2.c tokenizer.bin, tokenizer.json[.gz]); default: the GGUF's own")
       ->check(CLI::ExistingFile);
-  cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd.add_option("-t,--threads", opts.threads, "OpenMP threads (0, the default: all cores, as run -t 0)")
+      ->check(CLI::Range(0, 4096));
   add_forward_option(cmd, "--forward", opts.forward, "Forward pass");
 }
 

@@ -74,7 +74,7 @@ RunResult run_load(const PreparedCase& c) {
 }  // namespace
 
 RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token) {
-  const ThreadCount threads(c.spec.threads > 0 ? static_cast<int>(c.spec.threads) : omp_get_num_procs());
+  const ThreadCount threads(static_cast<int>(resolved_threads(c.spec.threads)));
   Generator& generator = *c.generator;
   GenerateRequest request;
   request.prompt = c.prompt(run).text;

@@ -32,6 +32,7 @@ constexpr Field kFields[] = {
     {"/model/path", Kind::String},
     {"/model/sha256", Kind::String},
     {"/model/file_bytes", Kind::Number},
+    {"/model/weights", Kind::String},
     {"/model/weights_bytes", Kind::Number},
     {"/model/gemm_precision", Kind::String},
     {"/model/architecture", Kind::String},
@@ -79,6 +80,9 @@ constexpr Field kFields[] = {
     {"/fingerprint/git_dirty", Kind::Bool},
     {"/fingerprint/limits", Kind::ObjectOrNull},
     {"/fingerprint/limits/method", Kind::String},
+    {"/fingerprint/limits/measured_unix_s", Kind::Number},
+    {"/fingerprint/limits/loadavg_1m", Kind::Number},
+    {"/fingerprint/limits/other_cpus", Kind::Number},
 };
 
 bool has_kind(const nlohmann::json& v, Kind kind) {

@@ -9,6 +9,7 @@
 
 #include "bench/runner/load_results.h"
 #include "bench/runner/stats.h"
+#include "bench/runner/thread_count.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -23,9 +24,10 @@ std::vector<std::string> with(std::vector<std::string> head, const std::vector<s
 }
 
 const std::vector<std::string> kCaseColumns =
-    with({"case_index", "case_id", "prompt_tokens", "output_tokens", "context_depth", "threads", "batch", "kv_type_k",
-          "kv_type_v", "kv_block", "kv_capacity", "kv_cache", "weight_type", "sampling", "shared_prefix_tokens",
-          "prefix_sharing", "trace_row", "arrival"},
+    with({"case_index", "case_id", "model", "model_sha256", "prompt_tokens", "output_tokens", "context_depth",
+          "threads", "threads_used", "batch", "kv_type_k", "kv_type_v", "kv_block", "kv_capacity", "kv_cache",
+          "weight_type", "weights", "sampling", "shared_prefix_tokens", "prefix_sharing", "trace_row",
+          "trace_arrival_ms"},
          load_case_columns());
 
 // The files a run writes; a temporary one is FILE.tmp.XXXXXX (AtomicFile).
@@ -49,12 +51,13 @@ const std::vector<TimeMetric> kTimeMetrics = {
 // A memory reading, empty when there is none (0).
 std::string kib(long value) { return value > 0 ? std::to_string(value) : std::string(); }
 
-std::vector<std::string> case_cells(const Case& c) {
-  return with({std::to_string(c.index), c.id, std::to_string(c.prompt_tokens), std::to_string(c.output_tokens),
-               std::to_string(c.context_depth), std::to_string(c.threads), std::to_string(c.batch), c.kv_type_k,
-               c.kv_type_v, std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type,
+std::vector<std::string> case_cells(const Case& c, const ModelColumns& model) {
+  return with({std::to_string(c.index), c.id, model.file, model.sha256, std::to_string(c.prompt_tokens),
+               std::to_string(c.output_tokens), std::to_string(c.context_depth), std::to_string(c.threads),
+               std::to_string(resolved_threads(c.threads)), std::to_string(c.batch), c.kv_type_k, c.kv_type_v,
+               std::to_string(c.kv_block), std::to_string(c.kv_capacity), c.kv_cache, c.weight_type, model.weights,
                c.sampling, std::to_string(c.shared_prefix_tokens), c.prefix_sharing, std::to_string(c.trace_row),
-               c.arrival},
+               c.trace_arrival_ms ? csv_number(*c.trace_arrival_ms) : ""},
               load_case_cells(c));
 }
 
@@ -79,6 +82,13 @@ void require_columns(const Table& t, const std::vector<std::string>& expected, c
 }  // namespace
 
 const std::vector<std::string>& case_columns() { return kCaseColumns; }
+
+std::string described_axis(const std::string& column) {
+  if (column == "threads_used") return "threads";
+  if (column == "weights") return "weight_type";
+  if (column == "model_sha256") return "model";
+  return column;
+}
 
 const std::vector<std::string>& samples_columns() {
   static const auto columns =
@@ -155,7 +165,7 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
   for (const StepPoint& s : run.steps) step_ms.push_back(s.step_ms);
   const double prompt = static_cast<double>(c.spec.prompt_tokens);
   results.samples.rows.push_back(with(
-      case_cells(c.spec),
+      case_cells(c.spec, context.model),
       {std::to_string(rep), std::to_string(warmup.runs), warmup.stable ? "1" : "0",
        c.prompts.front().is_text() ? "text" : "ids", std::to_string(run.prefix_hit_tokens),
        std::to_string(run.generated), csv_number(t.tokenize_ms), csv_number(t.prefill_ms),

@@ -18,6 +18,17 @@ namespace pdbench::runner {
 // The columns that say which case a row is (the sweep axes and what they
 // resolve to), first in samples.csv and summary.csv: case_index, case_id, then the axes.
 const std::vector<std::string>& case_columns();
+// The axis a case column describes as it ran rather than as asked
+// (threads_used: threads; weights: weight_type; model_sha256: model), or
+// the column itself: compare keys such a column with its axis.
+std::string described_axis(const std::string& column);
+
+// The model a case ran, as results name it.
+struct ModelColumns {
+  std::string file;    // the file name, without its folder
+  std::string sha256;  // the first 12 hex digits of the file's (meta.json has all 64)
+  std::string weights;  // its weight types (weight_types_label): "q8_0", "q4_k_m"
+};
 const std::vector<std::string>& samples_columns();
 const std::vector<std::string>& steps_columns();
 const std::vector<std::string>& ops_columns();
@@ -37,6 +48,7 @@ Results empty_results();
 Results load_results(const std::string& dir);
 
 struct RunContext {
+  ModelColumns model;
   size_t weights_bytes = 0;
   GemmPrecision weights_precision = GemmPrecision::F32;  // picks the compute roof of the weight matmuls
   long peak_rss_kib = 0;

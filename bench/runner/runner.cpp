@@ -24,6 +24,7 @@
 #include "bench/runner/version.h"
 #include "engine/model/fast_forward.h"
 #include "engine/model/model.h"
+#include "engine/model/quant_mix.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
 #include "engine/util/utc_time.h"
@@ -39,6 +40,8 @@ using Clock = std::chrono::steady_clock;
 struct LoadedModel {
   Engine engine;
   std::unique_ptr<PromptMaker> prompts;
+  std::string sha256;  // of the file, hashed once however many weight types share it
+  ModelColumns columns;
 };
 
 // The engine options a case asks for, with KV room for `capacity` tokens.
@@ -69,14 +72,14 @@ std::shared_ptr<Generator> generator_for(const std::string& model_file, const En
   return g;
 }
 
-// The facts of one weight type's model; `sha_of` holds each file's hash,
-// so a file several weight types share is read once.
+// The facts of one weight type's model.
 nlohmann::json model_json(const Scenario& s, const std::string& weight_type, const std::string& file,
-                          const Engine& engine, std::map<std::string, std::string>& sha_of) {
+                          const LoadedModel& model) {
+  const Engine& engine = model.engine;
   const ModelConfig& config = engine.model().config();
-  if (!sha_of.contains(file)) sha_of[file] = sha256_file(file);
   nlohmann::json j = {{"path", file},
-                      {"sha256", sha_of.at(file)},
+                      {"sha256", model.sha256},
+                      {"weights", model.columns.weights},
                       {"file_bytes", fs::file_size(file)},
                       {"weights_bytes", engine.model().weight_bytes()},
                       {"gemm_precision", gemm_precision_name(prefill_precision(engine.model()))},
@@ -149,7 +152,7 @@ struct PreparedRun {
   // share one: a sweep of rates allocates its cache once, not per rate.
   std::map<std::string, std::shared_ptr<BatchGenerator>> load_batchers;
   std::vector<PreparedCase> cases;
-  std::vector<const Engine*> engine_of;  // per prepared case
+  std::vector<const LoadedModel*> model_of;  // per prepared case
 };
 
 void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress_out) {
@@ -161,8 +164,10 @@ void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress
     const std::string file = model_file_for(scenario, w, progress_out);
     run.file_of[w] = file;
     if (run.models.contains(file)) continue;
-    LoadedModel& m = run.models.emplace(file, LoadedModel{Engine::load(file, scenario.tokenizer), nullptr}).first->second;
+    LoadedModel& m = run.models.emplace(file, LoadedModel{Engine::load(file, scenario.tokenizer), nullptr, {}, {}}).first->second;
     m.prompts = std::make_unique<PromptMaker>(scenario, m.engine.tokenizer(), bundled_corpus());
+    m.sha256 = sha256_file(file);
+    m.columns = {fs::path(file).filename().string(), m.sha256.substr(0, 12), weight_types_label(m.engine.model())};
   }
 }
 
@@ -212,7 +217,7 @@ PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, con
   const size_t longest = longest_case(cases);
   for (const Case& c : cases) {
     run.cases.push_back(prepare_case(scenario, options, c, longest, run));
-    run.engine_of.push_back(&run.models.at(run.file_of.at(c.weight_type)).engine);
+    run.model_of.push_back(&run.models.at(run.file_of.at(c.weight_type)));
   }
   return run;
 }
@@ -221,9 +226,8 @@ PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, con
 // until every case has every repetition.
 nlohmann::json run_meta(const Scenario& scenario, const RunOptions& options, const RunPlan& plan,
                         const PreparedRun& run, const nlohmann::json& fingerprint_json) {
-  std::map<std::string, nlohmann::json> model_of;  // weight_type -> its model's facts, each file hashed once
-  std::map<std::string, std::string> sha_of;
-  for (const auto& [w, file] : run.file_of) model_of[w] = model_json(scenario, w, file, run.models.at(file).engine, sha_of);
+  std::map<std::string, nlohmann::json> model_of;  // weight_type -> its model's facts
+  for (const auto& [w, file] : run.file_of) model_of[w] = model_json(scenario, w, file, run.models.at(file));
   nlohmann::json meta = {
       {"pdbench_version", pdbench_version()},
       {"command_line", options.command_line},
@@ -276,7 +280,7 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
   const RunNumbers numbers{scenario.warmup_max};
   std::vector<WarmUp> warmups(run.cases.size());
   std::vector<MemoryPeaks> memory(run.cases.size());
-  RunContext context{0, GemmPrecision::F32, 0, {}, limits, scenario.sla};
+  RunContext context{{}, 0, GemmPrecision::F32, 0, {}, limits, scenario.sla};
   // Each flush fsyncs four files, which can cost more than a small run: flush
   // at most every kFlushSeconds and whenever a case completes, so an
   // interruption loses at most that much work.
@@ -297,8 +301,10 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
         const size_t rep = pending[i][round];
         const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
         load.between_runs();
-        context.weights_bytes = run.engine_of[i]->model().weight_bytes();
-        context.weights_precision = prefill_precision(run.engine_of[i]->model());
+        const Model& model = run.model_of[i]->engine.model();
+        context.model = run.model_of[i]->columns;
+        context.weights_bytes = model.weight_bytes();
+        context.weights_precision = prefill_precision(model);
         context.peak_rss_kib = rss.process_peak_kib();
         context.memory = memory[i];
         append_run(plan.results, run.cases[i], rep, warmups[i], result, context);
@@ -375,7 +381,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   const FolderLock lock(plan.dir.string());
   remove_stale_temporaries(plan.dir.string());
   const nlohmann::json facts = system_facts();
-  const std::optional<Limits> limits = cached_limits(facts);
+  const std::optional<Limits> limits = options.measure_limits ? current_limits(facts) : cached_limits(facts);
   nlohmann::json meta = run_meta(scenario, options, plan, run, fingerprint(facts, limits));
   const std::vector<size_t> oversubscribed = oversubscribed_threads(plan.cases);
   if (!oversubscribed.empty()) meta["oversubscribed_threads"] = oversubscribed;

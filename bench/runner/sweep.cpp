@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 
 #include "bench/runner/scenario_limits.h"
+#include "bench/runner/trace.h"
 #include "engine/util/error.h"
 
 namespace pdbench::runner {
@@ -69,6 +71,16 @@ std::vector<Case> expand(const Scenario& s) {
   check_scenario_size(s);
   std::vector<Case> cases;
   std::set<std::string> ids;
+  // Each trace line's arrival (ms from the earliest row), when it has times.
+  std::map<size_t, double> arrival_of_line;
+  if (!s.trace_rows.arrival_column.empty()) {
+    const std::vector<double> ms = trace_arrival_ms(s.trace_rows, s.trace);
+    for (size_t i = 0; i < ms.size(); ++i) arrival_of_line[s.trace_rows.rows[i].line] = ms[i];
+  }
+  const auto arrival = [&](size_t line) -> std::optional<double> {
+    const auto it = arrival_of_line.find(line);
+    return it == arrival_of_line.end() ? std::nullopt : std::optional(it->second);
+  };
   for (const SweepAxes* a : s.sweeps()) {
     const std::vector<LoadSetting> loads = table_load(s, *a);
     for (const TraceRow& len : length_pairs(s, *a))
@@ -86,7 +98,7 @@ std::vector<Case> expand(const Scenario& s) {
                             for (const auto& share : a->prefix_sharing.values)
                               for (const LoadSetting& load : loads) {
                                 Case c{cases.size(), "", len.prompt_tokens, len.output_tokens, d, t, b, kk, kv, blk,
-                                       cap, cache, w, smp, shared, share, len.line, len.arrival, load};
+                                       cap, cache, w, smp, shared, share, len.line, arrival(len.line), load};
                                 c.id = case_id(c);
                                 if (ids.insert(c.id).second) cases.push_back(std::move(c));
                               }

@@ -1,6 +1,7 @@
 #pragma once
 // The cartesian product of a scenario's axes, as an ordered list of cases.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct Case {
   size_t shared_prefix_tokens = 0;  // prompt tokens common to every run (0: every run repeats one prompt)
   std::string prefix_sharing;       // "on": reuse the previous run's cached prefix
   size_t trace_row = 0;  // the trace's CSV line this case replays; 0 without a trace
-  std::string arrival;   // that row's arrival time as the trace gives it
+  std::optional<double> trace_arrival_ms;  // that row's arrival from the trace's earliest; none without a column
   // A load case's requests, arrivals and slots (load.h); for one, prompt and
   // output_tokens are the lengths' centre, or with a timed trace the
   // longest row's.

@@ -5,7 +5,13 @@
 // its thread partition when a primitive is made.
 #include <omp.h>
 
+#include <cstddef>
+
 namespace pdbench::runner {
+
+// The threads a case's `threads` runs on: itself, or 0 for every CPU the
+// process may use (results record both: threads, threads_used).
+inline size_t resolved_threads(size_t asked) { return asked > 0 ? asked : static_cast<size_t>(omp_get_num_procs()); }
 
 class ThreadCount {
  public:

@@ -7,10 +7,14 @@
 // llama-quantize's own files.
 #include "engine/model/quant_mix.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
 #include <utility>
 
+#include "engine/format/gguf.h"
+#include "engine/model/model.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -204,6 +208,29 @@ QuantMix quant_mix(std::string_view name) {
     if (pure.name == name) return pure;
   }
   throw Error("unknown weight type '" + std::string(name) + "' (choices: " + joined(quant_mix_names()) + ")");
+}
+
+std::string weight_types_label(const Model& model) {
+  std::map<TensorType, size_t> bytes;
+  size_t total = 0;
+  for (const NamedTensor& t : model.tensors()) {
+    bytes[t.type] += t.bytes.size();
+    total += t.bytes.size();
+  }
+  std::vector<std::pair<size_t, TensorType>> kept;
+  for (const auto& [type, n] : bytes)
+    if (n * 100 >= total) kept.push_back({n, type});
+  if (kept.empty()) return "none";
+  if (kept.size() == 1) return lower_name(kept.front().second);
+  if (model.gguf() != nullptr) {
+    const auto file_type = model.gguf()->get_uint("general.file_type", ~uint64_t{0});
+    for (const auto& m : kMixes)
+      if (static_cast<uint64_t>(m.file_type) == file_type) return std::string(m.name);
+  }
+  std::sort(kept.rbegin(), kept.rend());
+  std::string label;
+  for (const auto& [n, type] : kept) label += (label.empty() ? "" : "+") + lower_name(type);
+  return label;
 }
 
 MixModel mix_model(const ModelConfig& c) {

@@ -61,6 +61,13 @@ std::vector<std::string> quant_mix_names();
 // Throws pdbench::Error listing the names when `name` is none of them.
 QuantMix quant_mix(std::string_view name);
 
+class Model;
+// What results call a model's weights: its one matrix type ("q8_0"), or
+// for a file of several, the llama-quantize mix its general.file_type names
+// ("q4_k_m"), else its types by bytes ("q4_k+q6_k"). Types under 1% of
+// the bytes (the f32 norms) are left out.
+std::string weight_types_label(const Model& model);
+
 // What the rules read of the model.
 struct MixModel {
   size_t n_layers = 0;

@@ -52,6 +52,15 @@ TEST(Cli, GenerateJsonHasIdsTextAndTimings) {
   EXPECT_NE(ref["text"].get<std::string>().find(j["text"].get<std::string>()), std::string::npos);
 }
 
+// -t 0 means every core for generate as for run; a negative count is refused.
+TEST(Cli, GenerateThreadsZeroIsAllCores) {
+  const std::string generate = "generate -m " + quote(test::model_path("stories260K.gguf")) + " -p hi -n 4 --temp 0";
+  EXPECT_EQ(pdbench(generate + " -t 0").exit_code, 0);
+  const CommandResult bad = pdbench(generate + " -t -1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("threads"), std::string::npos) << bad.err;
+}
+
 // PDBENCH_ISA=scalar runs every kernel family's reference, attention
 // included, and the greedy run still matches llama2c; a name that is no ISA
 // is an error naming the variable.
@@ -194,6 +203,8 @@ TEST(Cli, MoreThreadsThanCpusRunAndAreRecorded) {
   EXPECT_NE(r.err.find("threads " + many + " is more than"), std::string::npos) << r.err;
   const auto meta = nlohmann::json::parse(std::ifstream(dir + "/run/meta.json"));
   EXPECT_EQ(meta["oversubscribed_threads"], nlohmann::json::array({std::stoi(many)}));
+  EXPECT_NE(meta["command_line"].get<std::string>().find(" -o " + dir + "/run"), std::string::npos)
+      << meta["command_line"];
   for (const std::string& sampling : {std::string("--temp 0"), std::string("--temp 0.9 --seed 5")}) {
     const std::string args = "generate -m " + model + " -p 'Once upon a time' -n 60 " + sampling;
     const CommandResult one = pdbench(args + " -t 1");

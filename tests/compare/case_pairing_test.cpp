@@ -73,6 +73,21 @@ TEST(CasePairing, IgnoringThreadsPairsOneThreadWithTwo) {
   EXPECT_EQ(m.key_axes, (std::vector<std::string>{"prompt_tokens", "context_depth"}));
 }
 
+// threads_used (what threads 0 resolved to, or threads itself) goes with
+// threads: ignoring threads ignores it too, matching threads keys on it.
+TEST(CasePairing, ThreadsUsedGoesWithThreads) {
+  const auto with_threads_used = [](RunData run) {
+    runner::Table& t = run.samples;
+    t.columns.push_back("threads_used");
+    for (auto& row : t.rows) row.push_back(row[t.column("threads")]);
+    return run;
+  };
+  const RunData base = with_threads_used(fixture("b")), next = with_threads_used(two_threads("b"));
+  EXPECT_EQ(labels(compare_runs(base, next, {}, {}, MatchRule::parse("", "threads"))).size(), 2u);
+  const Comparison c = compare_runs(base, base, {}, {}, MatchRule::parse("prompt_tokens,threads", ""));
+  EXPECT_EQ(c.key_axes, (std::vector<std::string>{"prompt_tokens", "threads", "threads_used"}));
+}
+
 TEST(CasePairing, KvTypesPairAcrossWhenIgnored) {
   const RunData q8 = fixture("b", [](runner::Table& t, std::vector<std::string>& row) {
     set(t, row, "kv_type_k", "f32", "q8_0", "_greedy", "_kq8_0_greedy");
@@ -112,7 +127,9 @@ TEST(CasePairing, AmbiguousKeyNamesTheAxesThatDiffer) {
 TEST(CasePairing, BadRulesAreErrorsNamingTheOption) {
   EXPECT_NE(error_of([] { MatchRule::parse("threads", "batch"); }).find("give one of them"), std::string::npos);
   const std::string unknown = error_of([] { MatchRule::parse("", "thread"); });
-  EXPECT_NE(unknown.find("--ignore: 'thread' is not a case axis (known: prompt_tokens,"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("--ignore: 'thread' is not a case axis (known: model, prompt_tokens,"), std::string::npos) << unknown;
+  // The columns describing an axis as it ran are keyed with it, not named.
+  EXPECT_NE(error_of([] { MatchRule::parse("", "threads_used"); }).find("is not a case axis"), std::string::npos);
   EXPECT_NE(error_of([] { MatchRule::parse("threads,,batch", ""); }).find("--match: expected comma-separated"),
             std::string::npos);
   // An axis the older fixture has no column for cannot be matched on.

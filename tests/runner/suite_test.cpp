@@ -124,7 +124,12 @@ TEST(Trace, RowsAreCasesInFileOrder) {
   const Table samples = read_csv(o.out_dir + "/samples.csv");
   ASSERT_EQ(samples.rows.size(), 3u);
   EXPECT_EQ(samples.rows[1][samples.column("trace_row")], "3");
-  EXPECT_EQ(samples.rows[1][samples.column("arrival")], "15.5");
+  EXPECT_EQ(samples.rows[1][samples.column("trace_arrival_ms")], "15.5");
+  // Which model ran, the threads it used and its actual weight types.
+  EXPECT_EQ(samples.rows[1][samples.column("model")], "stories260K.gguf");
+  EXPECT_EQ(samples.rows[1][samples.column("model_sha256")].size(), 12u);
+  EXPECT_EQ(samples.rows[1][samples.column("threads_used")], "1");
+  EXPECT_EQ(samples.rows[1][samples.column("weights")], "f32");
   EXPECT_EQ(samples.rows[1][samples.column("generated_tokens")], "3");
   std::ifstream meta_in(o.out_dir + "/meta.json");
   const auto meta = nlohmann::json::parse(meta_in);
