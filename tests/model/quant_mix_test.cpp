@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/format/gguf.h"
+#include "engine/model/model.h"
 #include "engine/model/quant_mix.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
@@ -54,6 +55,16 @@ TEST_P(LlamaQuantizeMix, GivesEachTensorLlamaQuantizesType) {
     EXPECT_EQ(traits(t.type).name, traits(mix_tensor_type(mix, model, t.name, t.shape[0])).name) << t.name;
   }
   EXPECT_EQ(matrices, 37u);
+}
+
+// What results call the weights: the mix the file's general.file_type
+// names, or for a --pure file its one type.
+TEST_P(LlamaQuantizeMix, WeightTypesLabelNamesTheMix) {
+  const std::string file = GetParam();
+  if (test::awaits_the_perplexity_work(file)) GTEST_SKIP() << file << test::kAwaitsThePerplexityWork;
+  std::string expected = mix_name_of(file);
+  if (expected.ends_with("-pure")) expected.resize(expected.size() - std::string("-pure").size());
+  EXPECT_EQ(weight_types_label(Model::load(test::stories_wide_path(file))), expected);
 }
 
 std::vector<std::string> every_file() {
