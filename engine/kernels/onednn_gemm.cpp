@@ -3,6 +3,7 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -77,6 +78,8 @@ struct OnednnGemm::Impl {
   std::vector<uint16_t> x_bf16;  // activations converted once per call
   std::vector<int8_t> x_s8;
   std::vector<float> x_scale;    // Int8: one scale per activation row
+  std::vector<float> x_rows;     // F32: x padded to the bucket's rows
+  std::vector<float> y_rows;     // y at the bucket's rows, when padded
   std::mutex mutex;              // primitive cache; run() itself is not reentrant
 
   dt input_type() const {
@@ -185,18 +188,31 @@ OnednnGemm::~OnednnGemm() = default;
 OnednnGemm::OnednnGemm(OnednnGemm&&) noexcept = default;
 OnednnGemm& OnednnGemm::operator=(OnednnGemm&&) noexcept = default;
 
-std::string OnednnGemm::implementation(size_t m) { return impl_->describe(m, k_, n_).impl_info_str(); }
+std::string OnednnGemm::implementation(size_t m) {
+  return impl_->describe(gemm_rows_bucket(m), k_, n_).impl_info_str();
+}
+
+size_t OnednnGemm::primitives_made() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->by_m.size();
+}
+
+size_t gemm_rows_bucket(size_t m) {
+  const size_t step = std::max<size_t>(8, std::bit_floor(std::max<size_t>(m, 1)) / 8);
+  return (std::max<size_t>(m, 1) + step - 1) / step * step;
+}
 
 void OnednnGemm::run(const float* x, float* y, size_t m) {
   Impl& im = *impl_;
+  const size_t bucket = gemm_rows_bucket(m);  // the rows past m are computed and dropped
   dnnl::matmul* prim;
   dnnl::memory::desc src_desc;
   {
     std::lock_guard lock(im.mutex);
-    auto it = im.by_m.find(m);
+    auto it = im.by_m.find(bucket);
     if (it == im.by_m.end()) {
-      const auto pd = im.describe_for_packed(m, k_, n_);
-      it = im.by_m.emplace(m, std::pair{dnnl::matmul(pd), pd.src_desc()}).first;
+      const auto pd = im.describe_for_packed(bucket, k_, n_);
+      it = im.by_m.emplace(bucket, std::pair{dnnl::matmul(pd), pd.src_desc()}).first;
     }
     prim = &it->second.first;
     src_desc = it->second.second;
@@ -204,15 +220,19 @@ void OnednnGemm::run(const float* x, float* y, size_t m) {
   Context& ctx = context();
   void* src_data = const_cast<float*>(x);
   const auto rows = static_cast<int64_t>(m);
-  if (precision_ == GemmPrecision::BF16) {
-    im.x_bf16.resize(m * k_);
+  if (precision_ == GemmPrecision::F32 && bucket != m) {
+    im.x_rows.resize(bucket * k_);  // the padding rows hold whatever they held: their output is dropped
+    std::copy(x, x + m * k_, im.x_rows.begin());
+    src_data = im.x_rows.data();
+  } else if (precision_ == GemmPrecision::BF16) {
+    im.x_bf16.resize(bucket * k_);
     const auto count = static_cast<int64_t>(m * k_);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i) im.x_bf16[static_cast<size_t>(i)] = f32_to_bf16(x[i]);
     src_data = im.x_bf16.data();
   } else if (precision_ == GemmPrecision::Int8) {
-    im.x_s8.resize(m * k_);
-    im.x_scale.resize(m);
+    im.x_s8.resize(bucket * k_);
+    im.x_scale.resize(bucket);
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < rows; ++t) {
       const auto ut = static_cast<size_t>(t);
@@ -220,10 +240,13 @@ void OnednnGemm::run(const float* x, float* y, size_t m) {
     }
     src_data = im.x_s8.data();
   }
+  if (bucket != m) im.y_rows.resize(bucket * n_);
+  float* const dst_data = bucket != m ? im.y_rows.data() : y;
   dnnl::memory src(src_desc, ctx.engine, src_data);
-  dnnl::memory dst({{dim(m), dim(n_)}, dt::f32, tag::ab}, ctx.engine, y);
+  dnnl::memory dst({{dim(bucket), dim(n_)}, dt::f32, tag::ab}, ctx.engine, dst_data);
   prim->execute(ctx.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, im.weights}, {DNNL_ARG_DST, dst}});
   ctx.stream.wait();
+  if (dst_data != y) std::copy(dst_data, dst_data + m * n_, y);
   if (precision_ == GemmPrecision::Int8) {
     // The primitive applied each row's weight scale; the activation's per-token
     // scale multiplies its whole output row.

@@ -4,7 +4,10 @@
 // GEMM; gate and up as one), so one call reads the input once. The weights are converted
 // and reordered once, at construction, into the blocked layout oneDNN's
 // brgemm kernels read; primitives are created per M on first use and cached,
-// since oneDNN 2.6's brgemm rejects run-time dimensions.
+// since oneDNN 2.6's brgemm rejects run-time dimensions. M is rounded up to
+// gemm_rows_bucket(M) (the extra rows computed and dropped): continuous
+// batching gives nearly every step another M, and a primitive per M, each a
+// JIT compile and some 20 KB, grew a server's heap without bound.
 //
 // Compute type (GemmPrecision): float matrices (F32, F16, BF16) run an f32
 // GEMM on a copy widened to f32, which is exact, so their prefill stays
@@ -54,6 +57,11 @@ GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_fl
 // Bytes of the packed copy of an n x k matrix in this precision.
 size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision);
 
+// The rows a GEMM of m rows runs as: m rounded up to an eighth of its power
+// of two (8 at least), so 8 primitives cover each octave of M and at most
+// 1/8 of the rows computed are padding; powers of two stay exact.
+size_t gemm_rows_bucket(size_t m);
+
 class OnednnGemm {
  public:
   // All of `stacked` share one column count; rows are concatenated in order.
@@ -70,6 +78,7 @@ class OnednnGemm {
   size_t cols() const { return k_; }
   GemmPrecision precision() const { return precision_; }
   std::string implementation(size_t m);  // oneDNN's name for the kernel at this M
+  size_t primitives_made() const;        // one per M bucket run so far
 
  private:
   struct Impl;

@@ -1,6 +1,8 @@
 // The prefill GEMM against the reference matmul, per compute precision.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <cmath>
 #include <random>
 #include <vector>
@@ -74,6 +76,34 @@ TEST(OnednnGemm, MatchesTheReferenceMatmulPerPrecision) {
           EXPECT_LE(std::abs(got[o] - want[o]), c.bound * scale) << "row " << t << " col " << r;
         }
     }
+}
+
+// Continuous batching gives nearly every step another M: the primitives
+// are made per bucket of rows, a few per octave, and a padded run's rows are
+// those of the bucket's own run.
+TEST(OnednnGemm, PrimitivesAreMadePerBucketOfRows) {
+  for (const auto& [m, bucket] : {std::pair{1, 8}, {8, 8}, {9, 16}, {17, 24}, {100, 104}, {512, 512}, {513, 576},
+                                  {1000, 1024}})
+    EXPECT_EQ(gemm_rows_bucket(static_cast<size_t>(m)), static_cast<size_t>(bucket)) << "m=" << m;
+  const Stored w = random_matrix(TensorType::F32, 32, 64, 3);
+  const MatrixView view = w.view();
+  OnednnGemm gemm(std::span(&view, 1));
+  std::vector<float> x(200 * 64);
+  std::mt19937 gen(2);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto& v : x) v = normal(gen);
+  std::set<size_t> buckets;
+  for (size_t m = 1; m <= 200; ++m) {
+    std::vector<float> y(m * 32);
+    gemm.run(x.data(), y.data(), m);
+    buckets.insert(gemm_rows_bucket(m));
+  }
+  EXPECT_EQ(gemm.primitives_made(), buckets.size());
+  EXPECT_LE(gemm.primitives_made(), 24u);
+  std::vector<float> padded(100 * 32), whole(104 * 32);
+  gemm.run(x.data(), padded.data(), 100);
+  gemm.run(x.data(), whole.data(), 104);
+  EXPECT_TRUE(std::equal(padded.begin(), padded.end(), whole.begin()));
 }
 
 TEST(OnednnGemm, StackedMatricesEqualSeparateOnes) {
