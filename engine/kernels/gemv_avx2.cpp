@@ -3,6 +3,7 @@
 // it keeps to raw pointers and intrinsics.
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -109,17 +110,46 @@ __m256 q8_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
 }
 
-// Q4_0 nibbles are u8 in [0, 15], so maddubs takes them as they are (pairs
-// reach 2 * 15 * 127, far from saturating) and the offset of 8 is taken off
-// afterwards: sum (q - 8) x = sum q x - 8 sum x, as -sum x in each of 8 lanes.
-__m256 q4_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
-  // Weights 0..15 are the low nibbles, 16..31 the high ones.
-  const __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
-                                     _mm256_set1_epi8(0x0f));
+// Weights 0..15 of a block of 32 with nibbles (Q4_0 to Q5_1) are the low
+// nibbles of its 16 bytes, 16..31 the high ones: byte j of the result is
+// weight j's nibble.
+__m256i nibbles(const std::byte* qs) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0x0f));
+}
+
+// Q5_0/Q5_1's 32 fifth bits (bit j of qh is weight j's) as 0x10 in byte j:
+// each byte takes the qh byte of its weight, keeps its own bit and turns
+// it into 0x10 by a compare.
+__m256i fifth_bits(const std::byte* qh) {
+  uint32_t bits;
+  std::memcpy(&bits, qh, sizeof(bits));
+  const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)),
+                                             _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202,
+                                                                0x0303030303030303));
+  const __m256i own_bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201));
+  const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, own_bit), own_bit);
+  return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
+}
+
+// Q4_0 to Q5_1: q is u8 in [0, 31], so maddubs takes it as it is (pairs
+// reach 2 * 31 * 127, far from saturating), and the offset (w = d (q -
+// kOffset)) is taken off afterwards: sum (q - o) x = sum q x - o sum x, as
+// -(o / 8) sum x in each of 8 lanes. The formats with a min (w = d q + m)
+// add m times the activation's d sum, in lane 0.
+template <typename Block, int32_t kOffset>
+__m256 legacy_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
+  static_assert(kOffset % 8 == 0);
+  __m256i q = nibbles(block + offsetof(Block, qs));
+  if constexpr (requires { Block::qh; }) q = _mm256_or_si256(q, fifth_bits(block + offsetof(Block, qh)));
   const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(q, xq), _mm256_set1_epi32(x.sum));
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(q, xq), _mm256_set1_epi32(kOffset / 8 * x.sum));
+  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+  if constexpr (requires { Block::m; }) {
+    const float min = f16_scale(block + offsetof(Block, m)) * (x.d * static_cast<float>(x.sum));
+    acc = _mm256_add_ps(acc, _mm256_setr_ps(min, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f));
+  }
+  return acc;
 }
 
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
@@ -158,11 +188,14 @@ float read_sum(const float* data, size_t n) {
   return sum;
 }
 
-// Every format, on the file's rows.
+// The formats with AVX2 kernels, on the file's rows.
 constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_float<F32>, nullptr, 0},
     {TensorType::F16, gemv_float<F16>, nullptr, 0},
-    {TensorType::Q4_0, gemv_quant<BlockQ4_0, q4_0_block>, nullptr, 0},
+    {TensorType::Q4_0, gemv_quant<BlockQ4_0, legacy_block<BlockQ4_0, 8>>, nullptr, 0},
+    {TensorType::Q4_1, gemv_quant<BlockQ4_1, legacy_block<BlockQ4_1, 0>>, nullptr, 0},
+    {TensorType::Q5_0, gemv_quant<BlockQ5_0, legacy_block<BlockQ5_0, 16>>, nullptr, 0},
+    {TensorType::Q5_1, gemv_quant<BlockQ5_1, legacy_block<BlockQ5_1, 0>>, nullptr, 0},
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, q8_0_block>, nullptr, 0},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };

@@ -103,7 +103,7 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* acti
 // at the activation's offsets, which take the unsigned shift back out
 // (GroupedActivation). Then one convert and one multiply-add by the 16
 // combined scales per activation and group (and one more by the mins for
-// Q4_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
+// the formats with one: Q4_1, Q5_1, Q4_K, Q5_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
 // little else per token, and one token is as cheap to compute as a byte
 // is to read.
 //
@@ -111,23 +111,40 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* acti
 // scales (and mins) for a group, and how its chunks meet the activation.
 struct Scales {
   __m512 w;
-  __m512 min;
+  __m512 min;  // times the activation's lane sums, subtracted
 };
 
-// The f16 scales of 16 lanes of one block each (Q8_0, Q4_0).
-Scales block_scales(const std::byte* row, size_t g, __mmask16 lanes) {
-  return {_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, row + 2 * g)), _mm512_setzero_ps()};
-}
+// Lanes of one block of 32 each (Q8_0, Q4_0, Q5_0): the headers are the
+// blocks' f16 scales, 2 bytes a lane, and the quants follow them.
+struct BlockScale {
+  static constexpr bool kMin = false;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 2 * n_lanes; }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) {
+    return {_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, row + 2 * g)), _mm512_setzero_ps()};
+  }
+};
+
+// Q4_1 and Q5_1: each block's f16 d and m, 4 bytes a lane; w = d q + m, q
+// unsigned with no offset, so m times the activation's lane sums is added
+// (as a min of -m, which the kernel subtracts).
+struct BlockScaleAndMin {
+  static constexpr int32_t kShift = 0;
+  static constexpr bool kMin = true;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 4 * n_lanes; }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) {
+    const __m512i dm = _mm512_maskz_loadu_epi32(lanes, row + 4 * g);
+    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dm));
+    const __m512 m = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(dm, 16)));
+    return {d, _mm512_sub_ps(_mm512_setzero_ps(), m)};
+  }
+};
 
 // Q8_0: a chunk is 64 weights, 4 of each block; w + 128 (a flip of the sign
 // bit) is unsigned, the offsets are -128 sum x. Chunk k meets the
 // activation's chunk k.
-struct GroupedQ8_0 {
+struct GroupedQ8_0 : BlockScale {
   static constexpr size_t kLane = 32, kLaneBytes = 32;
   static constexpr int32_t kShift = 128;
-  static constexpr bool kMin = false;
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 2 * n_lanes; }
-  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) { return block_scales(row, g, lanes); }
   template <size_t M>
   static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
                         __m512i* dot) {
@@ -142,7 +159,7 @@ struct GroupedQ8_0 {
   }
 };
 
-// Lanes of 32 nibbles packed as Q4_0's (Q4_0, Q4_K): a chunk is 128
+// Lanes of 32 nibbles packed as Q4_0's (Q4_0, Q4_1, Q4_K): a chunk is 128
 // weights, 4 packed bytes of each lane, whose low nibbles are weights
 // 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet the activation's
 // chunks k and k + 4.
@@ -165,14 +182,47 @@ struct NibbleLanes {
   }
 };
 
+// Lanes of 32 five-bit quants (Q5_0, Q5_1, Q5_K): the nibbles as
+// NibbleLanes', and a fifth chunk of their fifth bits, chunk k's at bits k
+// and 4 + k of its bytes (grouped_rows.h), shifted to bit 4.
+struct FiveBitLanes {
+  static constexpr size_t kLane = 32, kLaneBytes = 20;
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
+                        __m512i* dot) {
+    const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
+    const __m512i fifth = _mm512_maskz_loadu_epi32(lanes, group + 16 * count);
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < 4; ++k) {
+      const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
+      const __m512i low = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(_mm512_slli_epi16(fifth, 4 - k), bit4));
+      const __m512i high =
+          _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), nibble), _mm512_and_si512(_mm512_srli_epi16(fifth, k), bit4));
+#pragma GCC unroll 8
+      for (size_t m = 0; m < M; ++m) {
+        dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
+        dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
+      }
+    }
+  }
+};
+
 // Q4_0: the nibbles are unsigned already (q - 8 is the weight), the offsets
 // are -8 sum x.
-struct GroupedQ4_0 : NibbleLanes {
+struct GroupedQ4_0 : NibbleLanes, BlockScale {
   static constexpr int32_t kShift = 8;
-  static constexpr bool kMin = false;
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 2 * n_lanes; }
-  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) { return block_scales(row, g, lanes); }
 };
+
+// Q4_1: nibbles as Q4_0's, w = d q + m.
+struct GroupedQ4_1 : NibbleLanes, BlockScaleAndMin {};
+
+// Q5_0: q unsigned (q - 16 is the weight), the offsets are -16 sum x.
+struct GroupedQ5_0 : FiveBitLanes, BlockScale {
+  static constexpr int32_t kShift = 16;
+};
+
+// Q5_1: five bits, w = d q + m.
+struct GroupedQ5_1 : FiveBitLanes, BlockScaleAndMin {};
 
 // A Q4_K super-block's header as 4 words: d and dmin (f16), then the 12
 // bytes that pack its 8 sub-blocks' 6-bit scales and mins. Unpacked four
@@ -220,29 +270,8 @@ struct SuperBlockScalesAndMins {
 // Q4_K: nibbles as Q4_0's.
 struct GroupedQ4_K : NibbleLanes, SuperBlockScalesAndMins {};
 
-// Q5_K: Q4_K's nibbles and a fifth chunk of their fifth bits, chunk k's at
-// bits k and 4 + k of its bytes (grouped_rows.h), shifted to bit 4.
-struct GroupedQ5_K : SuperBlockScalesAndMins {
-  static constexpr size_t kLane = 32, kLaneBytes = 20;
-  template <size_t M>
-  static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
-                        __m512i* dot) {
-    const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
-    const __m512i fifth = _mm512_maskz_loadu_epi32(lanes, group + 16 * count);
-#pragma GCC unroll 4
-    for (unsigned k = 0; k < 4; ++k) {
-      const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
-      const __m512i low = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(_mm512_slli_epi16(fifth, 4 - k), bit4));
-      const __m512i high =
-          _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), nibble), _mm512_and_si512(_mm512_srli_epi16(fifth, k), bit4));
-#pragma GCC unroll 8
-      for (size_t m = 0; m < M; ++m) {
-        dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
-        dot[m] = _mm512_dpbusd_epi32(dot[m], high, _mm512_load_si512(xs[m].qs + 32 * g + 64 * (k + 4)));
-      }
-    }
-  }
-};
+// Q5_K: Q4_K's scales with five-bit lanes.
+struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {};
 
 // Q6_K: lanes are sub-blocks of 16, a group is one super-block (header:
 // 16 signed scales and d, 18 bytes), 6-bit q in 3 chunks (grouped_rows.h)
@@ -419,6 +448,9 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_float<F32>, nullptr, 0},
     {TensorType::F16, gemv_float<F16>, nullptr, 0},
     {TensorType::Q4_0, nullptr, gemv_grouped_batch<GroupedQ4_0>, GroupedQ4_0::kShift},
+    {TensorType::Q4_1, nullptr, gemv_grouped_batch<GroupedQ4_1>, GroupedQ4_1::kShift},
+    {TensorType::Q5_0, nullptr, gemv_grouped_batch<GroupedQ5_0>, GroupedQ5_0::kShift},
+    {TensorType::Q5_1, nullptr, gemv_grouped_batch<GroupedQ5_1>, GroupedQ5_1::kShift},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift},

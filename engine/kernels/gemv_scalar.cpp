@@ -40,7 +40,8 @@ float identity(float v) { return v; }
 
 // A block at a time dequantized by the format's reference, then the f32
 // dot product in column order: ref::matmul's sum, bit for bit. For the
-// formats without integer kernels yet (their activation is F32).
+// formats without integer kernels yet (Q2_K, Q3_K, IQ4_NL, IQ4_XS: their
+// activation is F32).
 template <typename Block>
 void gemv_dequantized(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
                       size_t n_rows) {
@@ -57,38 +58,33 @@ void gemv_dequantized(const std::byte* w, size_t stride, size_t cols, const void
   }
 }
 
-int32_t dot_q8_0(const std::byte* quants, const BlockQ8Act& x) {
+// Q8_0 on Q8_32 activations: d times the block's integer dot product.
+float dot_q8_0(const BlockQ8_0& b, const BlockQ8Act* x) {
   int32_t dot = 0;
-  for (size_t j = 0; j < 32; ++j) dot += load<int8_t>(quants + j) * x.qs[j];
-  return dot;
+  for (size_t j = 0; j < 32; ++j) dot += b.qs[j] * x->qs[j];
+  return fp16_to_f32(b.d) * x->d * static_cast<float>(dot);
 }
 
-// Byte j holds weight j (low nibble) and weight j + 16 (high).
-int32_t dot_q4_0(const std::byte* quants, const BlockQ8Act& x) {
-  int32_t dot = 0;
-  for (size_t j = 0; j < 16; ++j) {
-    const auto q = load<uint8_t>(quants + j);
-    dot += ((q & 0x0f) - 8) * x.qs[j];
-    dot += ((q >> 4) - 8) * x.qs[j + 16];
-  }
-  return dot;
+// Weight j's quant in a block of 32 with nibbles (Q4_0 to Q5_1), unsigned
+// as stored: its nibble, and for Q5_0 and Q5_1 bit j of qh on top.
+template <typename Block>
+int32_t legacy_quant(const Block& b, size_t j) {
+  unsigned q = field(b.qs, nibble_at(j), 4);
+  if constexpr (requires { b.qh; }) q |= field(b.qh, bit_at(j), 1) << 4;
+  return static_cast<int32_t>(q);
 }
 
-// Each block's integer dot product is exact; only the scaled per-block sums
-// round. The file's layout: each block's scale before its quants.
-template <typename Block, int32_t (*Dot)(const std::byte*, const BlockQ8Act&)>
-void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
-  const auto* x = static_cast<const BlockQ8Act*>(activation);
-  const size_t n_blocks = cols / 32;
-  for (size_t r = 0; r < n_rows; ++r) {
-    const std::byte* row = w + r * stride;
-    float sum = 0.0f;
-    for (size_t b = 0; b < n_blocks; ++b) {
-      const std::byte* block = row + b * sizeof(Block);
-      sum += fp16_to_f32(load<uint16_t>(block)) * x[b].d * static_cast<float>(Dot(block + sizeof(uint16_t), x[b]));
-    }
-    y[r] = sum;
-  }
+// Q4_0 to Q5_1 on Q8_32 activations, as ggml's vec_dot_q4_0_q8_0 to
+// vec_dot_q5_1_q8_1 combine them: d times the integer dot product of
+// q - kOffset (w = d (q - kOffset)) and, for the formats with a min
+// (w = d q + m), m times the activation block's d sum.
+template <typename Block, int32_t kOffset>
+float dot_legacy(const Block& b, const BlockQ8Act* x) {
+  int32_t dot = 0;
+  for (size_t j = 0; j < 32; ++j) dot += (legacy_quant(b, j) - kOffset) * x->qs[j];
+  float sum = fp16_to_f32(b.d) * x->d * static_cast<float>(dot);
+  if constexpr (requires { b.m; }) sum += fp16_to_f32(b.m) * (x->d * static_cast<float>(x->sum));
+  return sum;
 }
 
 // Q4_K and Q5_K on Q8_32 activations: each sub-block of 32 meets one
@@ -130,16 +126,17 @@ float dot_q6_k(const BlockQ6_K& b, const BlockQ8Act* x) {
   return sum;
 }
 
-// The K-quants on Q8_32 activations: a super-block (8 activation blocks)
-// at a time.
+// The integer formats on Q8_32 activations, a file block at a time (the
+// Block::kElements / 32 activation blocks it meets). Each block's integer
+// dot products are exact; only their scaled sums round.
 template <typename Block, float (*Dot)(const Block&, const BlockQ8Act*)>
-void gemv_super_blocks(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
-                       size_t n_rows) {
+void gemv_blocks(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
   const auto* x = static_cast<const BlockQ8Act*>(activation);
+  constexpr size_t kActBlocks = Block::kElements / 32;
   for (size_t r = 0; r < n_rows; ++r) {
     float sum = 0.0f;
-    for (size_t sb = 0; sb < cols / kSuperBlock; ++sb)
-      sum += Dot(load<Block>(w + r * stride + sb * sizeof(Block)), x + 8 * sb);
+    for (size_t b = 0; b < cols / Block::kElements; ++b)
+      sum += Dot(load<Block>(w + r * stride + b * sizeof(Block)), x + kActBlocks * b);
     y[r] = sum;
   }
 }
@@ -186,25 +183,29 @@ void quantize_q8_32(const float* x, void* blocks, size_t n_blocks) {
   }
 }
 
-// Every format, on the file's rows; those AVX-512 reads regrouped also
-// regrouped, the reference for its grouped kernels. These read the
-// activation's blocks as quantized, not the offsets: no shift.
+// An integer format: its kernel on the file's rows, and on the rows
+// regrouped (the reference of AVX-512's grouped kernels, which it reads
+// them as).
+template <TensorType kType, Gemv kFileRows>
+constexpr FormatGemv integer_format() {
+  return {kType, kFileRows, gemv_grouped<kType, kFileRows>, 0};
+}
+
+// Every format, on the file's rows; the integer ones also regrouped. These
+// read the activation's blocks as quantized, not the offsets: no shift.
 constexpr FormatGemv kFormats[] = {
     {TensorType::F32, gemv_elementwise<float, identity>, nullptr, 0},
     {TensorType::F16, gemv_elementwise<uint16_t, fp16_to_f32>, nullptr, 0},
-    {TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>, gemv_grouped<TensorType::Q4_0, gemv_quant<BlockQ4_0, dot_q4_0>>, 0},
-    {TensorType::Q4_1, gemv_dequantized<BlockQ4_1>, nullptr, 0},
-    {TensorType::Q5_0, gemv_dequantized<BlockQ5_0>, nullptr, 0},
-    {TensorType::Q5_1, gemv_dequantized<BlockQ5_1>, nullptr, 0},
-    {TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>, gemv_grouped<TensorType::Q8_0, gemv_quant<BlockQ8_0, dot_q8_0>>, 0},
+    integer_format<TensorType::Q4_0, gemv_blocks<BlockQ4_0, dot_legacy<BlockQ4_0, 8>>>(),
+    integer_format<TensorType::Q4_1, gemv_blocks<BlockQ4_1, dot_legacy<BlockQ4_1, 0>>>(),
+    integer_format<TensorType::Q5_0, gemv_blocks<BlockQ5_0, dot_legacy<BlockQ5_0, 16>>>(),
+    integer_format<TensorType::Q5_1, gemv_blocks<BlockQ5_1, dot_legacy<BlockQ5_1, 0>>>(),
+    integer_format<TensorType::Q8_0, gemv_blocks<BlockQ8_0, dot_q8_0>>(),
     {TensorType::Q2_K, gemv_dequantized<BlockQ2_K>, nullptr, 0},
     {TensorType::Q3_K, gemv_dequantized<BlockQ3_K>, nullptr, 0},
-    {TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>,
-     gemv_grouped<TensorType::Q4_K, gemv_super_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>>, 0},
-    {TensorType::Q5_K, gemv_super_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>,
-     gemv_grouped<TensorType::Q5_K, gemv_super_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>>, 0},
-    {TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>,
-     gemv_grouped<TensorType::Q6_K, gemv_super_blocks<BlockQ6_K, dot_q6_k>>, 0},
+    integer_format<TensorType::Q4_K, gemv_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>>(),
+    integer_format<TensorType::Q5_K, gemv_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>>(),
+    integer_format<TensorType::Q6_K, gemv_blocks<BlockQ6_K, dot_q6_k>>(),
     {TensorType::IQ4_NL, gemv_dequantized<BlockIQ4_NL>, nullptr, 0},
     {TensorType::IQ4_XS, gemv_dequantized<BlockIQ4_XS>, nullptr, 0},
     {TensorType::BF16, gemv_elementwise<uint16_t, bf16_to_f32>, nullptr, 0},

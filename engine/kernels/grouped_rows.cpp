@@ -25,16 +25,17 @@ struct GroupedForm {
   void (*join)(const std::byte* header, const uint8_t* lanes, std::byte* block);
 };
 
-// Q8_0 and Q4_0: a 2-byte scale, then the block's one lane as stored.
-template <size_t kQuantBytes>
+// Q8_0, Q4_0 and Q4_1: the block's scale (and min), then its one lane as
+// stored.
+template <size_t kHeader, size_t kQuantBytes>
 void split_scale_first(const std::byte* block, std::byte* header, uint8_t* lanes) {
-  std::memcpy(header, block, 2);
-  std::memcpy(lanes, block + 2, kQuantBytes);
+  std::memcpy(header, block, kHeader);
+  std::memcpy(lanes, block + kHeader, kQuantBytes);
 }
-template <size_t kQuantBytes>
+template <size_t kHeader, size_t kQuantBytes>
 void join_scale_first(const std::byte* header, const uint8_t* lanes, std::byte* block) {
-  std::memcpy(block, header, 2);
-  std::memcpy(block + 2, lanes, kQuantBytes);
+  std::memcpy(block, header, kHeader);
+  std::memcpy(block + kHeader, lanes, kQuantBytes);
 }
 
 // Q4_K and Q5_K: d, dmin and the packed scales are the header (16 bytes);
@@ -77,6 +78,27 @@ void join_q45_k(const std::byte* header, const uint8_t* lanes, std::byte* block)
   std::memcpy(block, &b, sizeof(b));
 }
 
+// Q5_0 and Q5_1: the scale (and min) are the header; the block's one lane
+// is its 16 bytes of nibbles as stored, then its 32 fifth bits placed as
+// a Q5_K lane's (q5_lane_high_bit_at).
+template <typename Block>
+void split_q5(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  Block b;
+  std::memcpy(&b, block, sizeof(b));
+  std::memcpy(header, block, offsetof(Block, qh));
+  std::memcpy(lanes, b.qs, sizeof(b.qs));
+  std::memset(lanes + sizeof(b.qs), 0, 4);
+  for (size_t j = 0; j < 32; ++j) put_field(lanes, q5_lane_high_bit_at(j), field(b.qh, bit_at(j), 1));
+}
+template <typename Block>
+void join_q5(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  Block b{};
+  std::memcpy(&b, header, offsetof(Block, qh));
+  std::memcpy(b.qs, lanes, sizeof(b.qs));
+  for (size_t j = 0; j < 32; ++j) put_field(b.qh, bit_at(j), field(lanes, q5_lane_high_bit_at(j), 1));
+  std::memcpy(block, &b, sizeof(b));
+}
+
 // Q6_K: the sub-block scales and d are the header; each sub-block of 16
 // weights is a lane of 12 bytes (grouped_rows.h). Weight t (0..15) of a
 // lane: its low nibble in byte (t % 4) + 4 ((t / 4) % 2), shifted by 4
@@ -107,8 +129,11 @@ void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) 
 }
 
 constexpr GroupedForm kForms[] = {
-    {TensorType::Q8_0, 2, 1, 32, split_scale_first<32>, join_scale_first<32>},
-    {TensorType::Q4_0, 2, 1, 16, split_scale_first<16>, join_scale_first<16>},
+    {TensorType::Q4_0, 2, 1, 16, split_scale_first<2, 16>, join_scale_first<2, 16>},
+    {TensorType::Q4_1, 4, 1, 16, split_scale_first<4, 16>, join_scale_first<4, 16>},
+    {TensorType::Q5_0, 2, 1, 20, split_q5<BlockQ5_0>, join_q5<BlockQ5_0>},
+    {TensorType::Q5_1, 4, 1, 20, split_q5<BlockQ5_1>, join_q5<BlockQ5_1>},
+    {TensorType::Q8_0, 2, 1, 32, split_scale_first<2, 32>, join_scale_first<2, 32>},
     {TensorType::Q4_K, kQ45KHeader, 8, 16, split_q45_k<BlockQ4_K>, join_q45_k<BlockQ4_K>},
     {TensorType::Q5_K, kQ45KHeader, 8, 20, split_q45_k<BlockQ5_K>, join_q45_k<BlockQ5_K>},
     {TensorType::Q6_K, kQ6KHeader, 16, 12, split_q6_k, join_q6_k},

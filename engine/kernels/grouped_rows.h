@@ -2,9 +2,9 @@
 // RowLayout::GroupedQuants (matrix_view.h): a row rearranged for the
 // AVX-512 integer kernels, in the same bytes as the file's row. Each file
 // block splits into a header (its scales, byte for byte) and lanes, the
-// runs of weights one int32 lane of vpdpbusd sums: a Q8_0/Q4_0 block is one
-// lane, a Q4_K or Q5_K super-block 8 lanes of 32 weights, a Q6_K one 16 of 16. The
-// row is every block's header in order, then the lanes in groups of 16,
+// runs of weights one int32 lane of vpdpbusd sums: a block of 32 (Q8_0,
+// Q4_0 to Q5_1) is one lane, a Q4_K or Q5_K super-block 8 lanes of 32
+// weights, a Q6_K one 16 of 16. The row is every block's header in order, then the lanes in groups of 16,
 // each group as chunks of 4n bytes (n lanes in the group, 16 but for a
 // row's last group): chunk k holds bytes 4k..4k+3 of every lane in turn.
 // So one 64-byte load brings 4 bytes of 16 lanes, and after a group's
@@ -16,6 +16,9 @@
 //   Q4_0: the block's 16 bytes as stored: byte j holds weight j (low
 //     nibble) and j + 16 (high), so chunk k's low nibbles are weights
 //     4k..4k+3 and its high ones 16+4k..16+4k+3.
+//   Q4_1: as Q4_0 (its header is d and m).
+//   Q5_0, Q5_1: the nibbles as Q4_0's, then a 5th chunk of the fifth bits
+//     placed as Q5_K's (below; the header is d, and m for Q5_1).
 //   Q4_K: sub-block j's 32 nibbles packed as Q4_0's (the file packs
 //     sub-blocks 2i and 2i+1 into the same bytes instead).
 //   Q5_K: Q4_K's 16 bytes, then a 5th chunk of the fifth bits: byte i

@@ -24,17 +24,17 @@ constexpr WeightFormat kFormats[] = {
      ActivationType::F32, GemmPrecision::BF16},
     {TensorType::Q4_0, ref::dequantize_blocks<BlockQ4_0>, ref::quantize_blocks<BlockQ4_0>, first_non_finite_q4_0,
      ActivationType::Q8_32, GemmPrecision::Int8},
-    // Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS: correct, not yet fast.
-    // Their GEMV dequantizes a block at a time and multiplies in f32; their
-    // prefill runs on an f32 copy. Q4_K, Q5_K and Q6_K have integer kernels.
     {TensorType::Q4_1, ref::dequantize_blocks<BlockQ4_1>, ref::quantize_blocks<BlockQ4_1>, first_non_finite_q4_1,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q5_0, ref::dequantize_blocks<BlockQ5_0>, ref::quantize_blocks<BlockQ5_0>, first_non_finite_q5_0,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q5_1, ref::dequantize_blocks<BlockQ5_1>, ref::quantize_blocks<BlockQ5_1>, first_non_finite_q5_1,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q8_0, ref::dequantize_blocks<BlockQ8_0>, ref::quantize_blocks<BlockQ8_0>, first_non_finite_q8_0,
      ActivationType::Q8_32, GemmPrecision::Int8},
+    // Q2_K, Q3_K, IQ4_NL, IQ4_XS: correct, not yet fast. Their GEMV
+    // dequantizes a block at a time and multiplies in f32; their prefill
+    // runs on an f32 copy. Every other quantized format has integer kernels.
     {TensorType::Q2_K, ref::dequantize_blocks<BlockQ2_K>, ref::quantize_blocks<BlockQ2_K>, first_non_finite_q2_k,
      ActivationType::F32, GemmPrecision::F32},
     {TensorType::Q3_K, ref::dequantize_blocks<BlockQ3_K>, ref::quantize_blocks<BlockQ3_K>, first_non_finite_q3_k,

@@ -31,7 +31,7 @@ TEST(GroupedRows, UngroupGivesBackTheFileRow) {
       std::vector<std::byte> sorted_file = file, sorted_grouped = grouped;
       std::sort(sorted_file.begin(), sorted_file.end());
       std::sort(sorted_grouped.begin(), sorted_grouped.end());
-      if (format.type == TensorType::Q8_0 || format.type == TensorType::Q4_0) {
+      if (format.type == TensorType::Q8_0 || format.type == TensorType::Q4_0 || format.type == TensorType::Q4_1) {
         EXPECT_EQ(sorted_grouped, sorted_file) << "whole bytes move, none is rewritten";
       }
     }
@@ -41,6 +41,9 @@ TEST(GroupedRows, UngroupGivesBackTheFileRow) {
 TEST(GroupedRows, LanesAreSubBlocks) {
   EXPECT_EQ(grouped_lane_elements(TensorType::Q8_0), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_0), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q4_1), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q5_0), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q5_1), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q5_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q6_K), 16u);
