@@ -150,6 +150,9 @@ struct PreparedRun {
   std::map<std::string, std::shared_ptr<BatchGenerator>> load_batchers;
   std::vector<PreparedCase> cases;
   std::vector<const Engine*> engine_of;  // per prepared case
+  // [target] kind = "openai": the server every case runs on; the models
+  // above then only tokenize and make prompts.
+  std::shared_ptr<OpenAiTarget> remote;
 };
 
 void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress_out) {
@@ -166,6 +169,19 @@ void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress
   }
 }
 
+// A remote target is sent token ids, so a prompt's length is exact
+// whatever the server's tokenizer: a text prompt is encoded here, where
+// PromptMaker chose it to encode to exactly its length.
+void as_token_ids(const Tokenizer& tokenizer, PreparedCase& p) {
+  for (PromptInput& prompt : p.prompts)
+    if (prompt.is_text()) prompt = {"", tokenizer.encode(prompt.text, true)};
+  for (GenerateRequest& r : p.load_requests)
+    if (r.prompt_ids.empty()) {
+      r.prompt_ids = tokenizer.encode(r.prompt, true);
+      r.prompt.clear();
+    }
+}
+
 // A case checked_cases() let through.
 PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, const Case& c, size_t longest,
                           PreparedRun& run) {
@@ -178,6 +194,7 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
                  case_capacity(c, longest, m.engine.model().config().context_length),
                  nullptr,
                  nullptr,
+                 nullptr,
                  options.stop,
                  options.decode_delay_us,
                  {},
@@ -188,6 +205,12 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
     const RunNumbers numbers{scenario.warmup_max};
     for (size_t r = 0; r < numbers.count(scenario.repetitions); ++r)
       p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, r));
+  }
+  if (run.remote) {
+    p.remote = run.remote;
+    if (c.is_load()) prepare_load(scenario, *m.prompts, p);
+    as_token_ids(m.engine.tokenizer(), p);
+    return p;
   }
   p.generator = generator_for(file, m.engine, c, p.capacity, run.generators);
   // A batch's options.context is one sequence's.
@@ -208,6 +231,8 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
 PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, const std::vector<Case>& cases,
                         std::FILE* progress_out) {
   PreparedRun run;
+  // The server first: one that cannot be reached fails before any model is made.
+  if (scenario.target.remote()) run.remote = std::make_shared<OpenAiTarget>(scenario.target);
   load_models(scenario, run, progress_out);
   const size_t longest = longest_case(cases);
   for (const Case& c : cases) {
@@ -216,6 +241,8 @@ PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, con
   }
   return run;
 }
+
+nlohmann::json target_json(const PreparedRun& run) { return run.remote ? run.remote->describe() : engine_target_json(); }
 
 // meta.json as the run starts (docs/RESULTS.md); finished_at stays null
 // until every case has every repetition.
@@ -236,6 +263,7 @@ nlohmann::json run_meta(const Scenario& scenario, const RunOptions& options, con
       {"started_at", utc_now()},
       {"finished_at", nullptr},
       {"fingerprint", fingerprint_json},
+      {"target", target_json(run)},
   };
   if (run.weight_types.size() > 1) meta["models"] = model_of;
   if (!scenario.trace.empty())
@@ -297,9 +325,11 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
         const size_t rep = pending[i][round];
         const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
         load.between_runs();
-        context.weights_bytes = run.engine_of[i]->model().weight_bytes();
-        context.weights_precision = prefill_precision(run.engine_of[i]->model());
-        context.peak_rss_kib = rss.process_peak_kib();
+        if (!run.remote) {  // a server's weights and memory are not this process's to read
+          context.weights_bytes = run.engine_of[i]->model().weight_bytes();
+          context.weights_precision = prefill_precision(run.engine_of[i]->model());
+          context.peak_rss_kib = rss.process_peak_kib();
+        }
         context.memory = memory[i];
         append_run(plan.results, run.cases[i], rep, warmups[i], result, context);
         ++report.runs;
@@ -408,6 +438,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     write_accuracy(plan.dir.string(), accuracy->score(progress_out));
   if (report.complete) meta["finished_at"] = utc_now();
   meta["machine_load"] = load.json();
+  meta["target"] = target_json(run);  // with the model the server's answers named
   write_file_atomic(meta_path, meta.dump(2) + "\n");
   report.summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
   return report;
