@@ -121,6 +121,16 @@ struct RunPlan {
   nlohmann::json previous;  // the meta.json of the run being resumed, or null
 };
 
+// Where requests ran, as meta.json's target records it (none: before
+// targets, in process) and as a scenario asks.
+std::string target_name(const nlohmann::json& meta) {
+  using P = nlohmann::json::json_pointer;
+  return meta.value(P("/target/kind"), std::string("engine")) == "openai"
+             ? "the server at " + meta.value(P("/target/url"), std::string())
+             : "the in-process engine";
+}
+std::string target_name(const Target& t) { return t.remote() ? "the server at " + t.url : "the in-process engine"; }
+
 RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   RunPlan plan;
   plan.cases = checked_cases(scenario, options.shard);
@@ -133,6 +143,11 @@ RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   plan.previous = read_meta_json(plan.dir.string());
   if (plan.previous.value("/scenario/sha256"_json_pointer, std::string()) != plan.scenario_hash)
     throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
+  // --target is not in a scenario file's text, so the target is checked apart.
+  const std::string measured_on = target_name(plan.previous), asked = target_name(scenario.target);
+  if (measured_on != asked)
+    throw Error(meta_path.string() + ": these results were measured on " + measured_on + ", not " + asked +
+                "; use a new -o folder");
   plan.results = load_results(plan.dir.string());
   return plan;
 }

@@ -136,6 +136,15 @@ TEST_F(TargetRun, AScenarioRunsEndToEndIntoTheSameFiles) {
   EXPECT_EQ(meta["target"]["url"], url_);
   EXPECT_EQ(meta["target"]["model"], "stories260K");
   EXPECT_EQ(meta["target"]["server_model"], "stories260K");
+
+  // The same folder resumed on another target is refused before any request.
+  Scenario elsewhere = s;
+  elsewhere.target.url = "http://127.0.0.1:1";
+  options.resume = true;
+  const std::string message = test::error_of([&] { run_scenario(elsewhere, options, nullptr); });
+  EXPECT_NE(message.find("these results were measured on the server at " + url_ + ", not the server at http://127.0.0.1:1"),
+            std::string::npos)
+      << message;
   fs::remove_all(dir);
 }
 
