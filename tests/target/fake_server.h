@@ -37,8 +37,15 @@ class FakeServer {
     return url();
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  // Set when the test ends: long-running handlers return.
-  const std::atomic<bool>& stopping() const { return stopping_; }
+  // An answer that stays alive but never sends a token: an SSE comment
+  // every 10 ms until the client leaves or the test ends.
+  void keep_alive_forever(httplib::Response& res) {
+    res.set_chunked_content_provider("text/event-stream", [this](size_t, httplib::DataSink& sink) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      const std::string comment = ": keep-alive\n\n";
+      return !stopping_ && sink.write(comment.data(), comment.size());
+    });
+  }
   void stop() {
     stopping_ = true;
     if (!listener_.joinable()) return;
@@ -51,7 +58,7 @@ class FakeServer {
  private:
   httplib::Server http_;
   std::thread listener_;
-  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopping_{false};  // set when the test ends: long-running answers return
   int port_ = 0;
 };
 

@@ -2,10 +2,8 @@
 // sends, and each way a request can fail, each an Error naming the URL.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
 #include "bench/runner/openai_target.h"
 #include "tests/support/error_of.h"
@@ -99,13 +97,8 @@ TEST(OpenAiClient, ARefusedConnectionNamesTheUrl) {
 
 TEST(OpenAiClient, AStreamThatNeverFinishesTimesOut) {
   test::FakeServer server;
-  server.http().Post("/v1/completions", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      const std::string comment = ": keep-alive\n\n";  // alive, but never a token
-      return !server.stopping() && sink.write(comment.data(), comment.size());
-    });
-  });
+  server.http().Post("/v1/completions",
+                     [&](const httplib::Request&, httplib::Response& res) { server.keep_alive_forever(res); });
   const std::string url = server.start();
   const std::string message = completion_error(url, 0.2);
   EXPECT_NE(message.find(url + "/v1/completions: no whole answer within the timeout of 200 ms (timeout_s)"),

@@ -1,10 +1,12 @@
 // A scenario run against the real pdbench server on an ephemeral loopback
 // port (stories260K): the same tokens as the engine in process, the
 // results files written as an in-process run writes them, the target in
-// meta.json; and the run's refusals (an unreachable server, a server whose
-// usage differs from what was asked). Asserts no timing beyond "> 0".
+// meta.json; the run's refusals (an unreachable server, a server whose
+// usage differs from what was asked, a resume on another target) and a
+// stop mid-stream. Asserts no timing beyond "> 0".
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -177,6 +179,29 @@ TEST(TargetRunRefusals, UsageOtherThanAskedIsAnErrorNamingTheCaseAndBothNumbers)
   const std::string message = test::error_of([&] { run_scenario(s, options, nullptr); });
   EXPECT_NE(message.find("case p8_n2_"), std::string::npos) << message;
   EXPECT_NE(message.find(url + " reported completion_tokens = 1 where max_tokens = 2"), std::string::npos) << message;
+  fs::remove_all(dir);
+}
+
+// A stop request (Ctrl-C) while a request streams abandons it: the run ends
+// with nothing of it written, as an in-process run's does.
+TEST(TargetRunRefusals, AStopMidStreamAbandonsTheRequest) {
+  test::FakeServer server;
+  server.list_model("m");
+  std::atomic<int> stop{0};
+  server.http().Post("/v1/completions", [&](const httplib::Request&, httplib::Response& res) {
+    stop = 2;  // SIGINT arrives while the answer streams
+    server.keep_alive_forever(res);
+  });
+  const std::string url = server.start();
+  const std::string dir = test::temp_dir("target-stop");
+  const Scenario s = scenario_at(dir, url, "[sweep]\nprompt_tokens = 8\noutput_tokens = 2\n");
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  options.stop = &stop;
+  const RunReport report = run_scenario(s, options, nullptr);
+  EXPECT_EQ(report.stopped_by, 2);
+  EXPECT_EQ(report.runs, 0u);
+  EXPECT_TRUE(read_csv(options.out_dir + "/samples.csv").rows.empty());
   fs::remove_all(dir);
 }
 
