@@ -39,6 +39,17 @@ std::string connection_problem(httplib::Error e) {
   }
 }
 
+// A POST of a JSON body whose answer is read as server-sent events.
+httplib::Request event_stream_post(const std::string& path, const json& body) {
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.set_header("Content-Type", "application/json");
+  req.set_header("Accept", "text/event-stream");
+  req.body = body.dump();
+  return req;
+}
+
 }  // namespace
 
 json completion_body(const RemoteRequest& r) {
@@ -101,12 +112,7 @@ StreamedCompletion OpenAiClient::complete(const std::string& model, const Remote
   const std::string where = url("/v1/completions");
   json body = completion_body(r);
   body["model"] = model;
-  httplib::Request req;
-  req.method = "POST";
-  req.path = url_.base_path + "/v1/completions";
-  req.set_header("Content-Type", "application/json");
-  req.set_header("Accept", "text/event-stream");
-  req.body = body.dump();
+  httplib::Request req = event_stream_post(url_.base_path + "/v1/completions", body);
   int status = 0;
   std::string error_body;
   CompletionStream stream;
@@ -137,12 +143,13 @@ StreamedCompletion OpenAiClient::complete(const std::string& model, const Remote
   if (status != 0 && status != 200)
     throw Error(where + ": HTTP " + std::to_string(status) + ": " + server_message(error_body));
   if (!stream.error().empty()) throw Error(where + ": " + stream.error());
+  // Whole at [DONE], though the server may have closed before the chunked body's end.
+  if (stream.result().done) return stream.result();
   if (timed_out || (!sent && elapsed_s >= timeout_s_))
     throw Error(where + ": no whole answer within the timeout of " + std::to_string(std::lround(timeout_s_ * 1000)) +
                 " ms (timeout_s)");
   if (!sent) throw Error(where + ": " + connection_problem(failure));
-  if (!stream.result().done) throw Error(where + ": the stream ended without data: [DONE]");
-  return stream.result();
+  throw Error(where + ": the stream ended without data: [DONE]");
 }
 
 OpenAiTarget::OpenAiTarget(const Target& target) : target_(target), url_(parse_target_url(target.url)) {
