@@ -114,6 +114,9 @@ HttpServer::HttpServer(const Engine& engine, const GeneratorOptions& generator, 
   // Each open stream holds a thread: room for every slot and queued request.
   const size_t threads = std::min<size_t>(options.loop.max_batch + options.loop.max_waiting, 512) + 4;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Each token is a small write: with Nagle's algorithm on, every one after
+  // the first waits for the client's delayed ACK, and a stream arrives in bursts.
+  http_->set_tcp_nodelay(true);
   routes();
 }
 

@@ -14,6 +14,7 @@
 #include "bench/pdbench/options.h"
 #include "bench/pdbench/results_table.h"
 #include "bench/pdbench/stop_signals.h"
+#include "bench/pdbench/target_flags.h"
 #include "bench/resultsdb/history.h"
 #include "bench/runner/machine_load.h"
 #include "bench/runner/meta_json.h"
@@ -44,6 +45,7 @@ struct RunArgs {
   std::string db;
   size_t decode_delay_us = 0;
   LoadFlags load;
+  TargetFlags target;
   std::string command_line;
 };
 
@@ -67,6 +69,7 @@ std::string describe(const RunArgs& a) {
   add("--cache-type-v", list(a.cache_type_v));
   add("--prompt-source", a.prompt_source);
   describe_load_flags(a.load, add);
+  describe_target_flags(a.target, add);
   if (a.repetitions > 0) add("-r", std::to_string(a.repetitions));
   if (a.warmup_set) add("--warmup-max", std::to_string(a.warmup_max));
   if (a.decode_delay_us > 0) add("--test-decode-delay-us", std::to_string(a.decode_delay_us));
@@ -87,6 +90,7 @@ void list_cases(const runner::Scenario& s, runner::Shard shard) {
     std::printf("model %s: %s%s\n", w.c_str(), file.c_str(),
                 s.model_like.empty() || std::filesystem::exists(file) ? "" : " (generated on first run)");
   }
+  if (s.target.remote()) std::printf("target openai: %s\n", s.target.url.c_str());
   for (const auto& c : cases) std::printf("%zu %s\n", c.index, c.id.c_str());
   std::printf("%zu cases x %zu repetitions\n", cases.size(), s.repetitions);
 }
@@ -127,6 +131,7 @@ void run(const RunArgs& a) {
     override_axis(axes->kv_type_v, a.cache_type_v);
   }
   apply_load_flags(a.load, s);
+  apply_target_flags(a.target, s);
   for (const auto& name : a.sampling)
     if (!s.strategies.contains(name)) throw Error("run: --sampling " + name + " names no strategy");
   if (a.repetitions > 0) s.repetitions = a.repetitions;
@@ -186,7 +191,8 @@ void register_run(CLI::App& app) {
       "Scenario keys: scenarios/README.md; output columns: docs/RESULTS.md.\n"
       "Ctrl-C or SIGTERM stops after writing the finished runs (exit 130/143); --resume continues.\n"
       "Examples: pdbench run scenarios/smoke.toml -o results/smoke\n"
-      "          pdbench run -m models/stories260K.gguf -p 16,64 -n 32 -t 1,2 -r 5 -o results/x");
+      "          pdbench run -m models/stories260K.gguf -p 16,64 -n 32 -t 1,2 -r 5 -o results/x\n"
+      "          pdbench run scenarios/target-smoke.toml --target http://127.0.0.1:8080 -o results/served");
   cmd->add_option("scenario", args->scenario_file, "Scenario TOML file")->check(CLI::ExistingFile);
   cmd->add_option("-m,--model", args->model, "Model file (overrides the scenario's)")->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", args->tokenizer, "Tokenizer file (overrides the scenario's)")->check(CLI::ExistingFile);
@@ -205,6 +211,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--cache-type-v", args->cache_type_v, "V cache element types: f32, f16, bf16, q8_0 (also -ctv)")
       ->delimiter(',');
   add_load_flags(*cmd, args->load);
+  add_target_flags(*cmd, args->target);
   cmd->add_option("-r,--repetitions", args->repetitions, "Measured runs per case")->check(counting_number());
   cmd->add_option_function<size_t>(
       "--warmup-max", [args](size_t n) {

@@ -106,6 +106,9 @@ std::string run_line(const RunData& run) {
     line += ", model " + std::filesystem::path(m.at(P("/model/path")).get<std::string>()).filename().string() + " (" +
             text(m, P("/model/architecture")) + ", " + text(m, P("/model/layers")) + " layers, dim " +
             text(m, P("/model/dim")) + ")";
+  // A run sent to a server names it: its model file then only tokenized.
+  if (m.value(P("/target/kind"), std::string()) == "openai")
+    line += ", served by " + text(m, P("/target/url")) + " (model " + text(m, P("/target/model")) + ")";
   line += ", " + std::to_string(run.summary.rows.size()) + " cases x " + text(m, P("/repetitions")) + " runs";
   line += ", started " + text(m, P("/started_at"));
   if (m.value("finished_at", nlohmann::json()).is_null()) line += " (unfinished)";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "bench/runner/remote_run.h"
 #include "bench/runner/stats.h"
 #include "bench/runner/thread_count.h"
 
@@ -41,30 +42,19 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
 }
 
 // A load case's requests through continuous batching, each from its
-// arrival. The steps are every request's token gaps (kv_length: its
-// position), so ITL pools all of them.
+// arrival.
 RunResult run_load(const PreparedCase& c) {
   // A stop request abandons the run at the next step, as a single request's at its next token.
   const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals, nullptr, [&] {
     if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
   });
-  RunResult r;
-  r.wall_ms = run.wall_ms;
-  std::vector<double> ttft, prefill, decode, e2e, queue;
+  std::vector<RequestSample> requests;
   for (size_t i = 0; i < run.results.size(); ++i) {
     const GenerationResult& g = run.results[i];
-    r.requests.push_back({c.load_arrivals[i], g.prompt_ids.size(), c.load_requests[i].max_new_tokens, g.ids.size(),
-                          g.timings});
-    r.generated += g.ids.size();
-    for (size_t k = 0; k < g.timings.step_ms.size(); ++k)
-      r.steps.push_back({k + 1, g.prompt_ids.size() + k + 1, g.timings.step_ms[k], g.timings.step_ms[k]});
-    ttft.push_back(g.timings.ttft_ms);
-    prefill.push_back(g.timings.prefill_ms);
-    decode.push_back(g.timings.decode_ms);
-    e2e.push_back(g.timings.e2e_ms);
-    queue.push_back(g.timings.queue_ms);
+    requests.push_back({c.load_arrivals[i], g.prompt_ids.size(), c.load_requests[i].max_new_tokens, g.ids.size(),
+                        g.timings});
   }
-  r.timings = {0, median(prefill), median(ttft), median(decode), median(e2e), {}, median(queue)};
+  RunResult r = load_result(std::move(requests), run.wall_ms);
   r.prefill = run.prefill_ops;
   r.decode = run.decode_ops;
   r.kv_bytes_allocated = c.batcher->cache().pool().bytes_allocated();
@@ -73,7 +63,27 @@ RunResult run_load(const PreparedCase& c) {
 
 }  // namespace
 
+RunResult load_result(std::vector<RequestSample> requests, double wall_ms) {
+  RunResult r;
+  r.wall_ms = wall_ms;
+  std::vector<double> ttft, prefill, decode, e2e, queue;
+  for (const RequestSample& q : requests) {
+    r.generated += q.generated;
+    for (size_t k = 0; k < q.timings.step_ms.size(); ++k)
+      r.steps.push_back({k + 1, q.prompt_tokens + k + 1, q.timings.step_ms[k], q.timings.step_ms[k]});
+    ttft.push_back(q.timings.ttft_ms);
+    prefill.push_back(q.timings.prefill_ms);
+    decode.push_back(q.timings.decode_ms);
+    e2e.push_back(q.timings.e2e_ms);
+    queue.push_back(q.timings.queue_ms);
+  }
+  r.timings = {0, median(prefill), median(ttft), median(decode), median(e2e), {}, median(queue)};
+  r.requests = std::move(requests);
+  return r;
+}
+
 RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()>& first_token) {
+  if (c.remote) return run_remote(c, run);
   const ThreadCount threads(static_cast<int>(resolved_threads(c.spec.threads)));
   Generator& generator = *c.generator;
   GenerateRequest request;
@@ -135,7 +145,7 @@ WarmUp warm_up(const PreparedCase& c, size_t max_runs, size_t window, double tol
 
 MemoryPeaks probe_memory(const PreparedCase& c, RssHighWater& rss, size_t run) {
   MemoryPeaks peaks;
-  if (c.spec.batch > 1 || c.spec.is_load()) return peaks;
+  if (c.spec.batch > 1 || c.spec.is_load() || c.remote) return peaks;  // a server's memory is not this process's
   rss.reset();
   run_once(c, run, [&] {
     peaks.prefill_kib = rss.peak_kib();

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bench/runner/openai_target.h"
 #include "bench/runner/prompts.h"
 #include "bench/runner/rss_high_water.h"
 #include "bench/runner/sweep.h"
@@ -33,6 +34,9 @@ struct PreparedCase {
   // batch > 1: that many copies of the request through continuous batching;
   // a load case: its requests, max_concurrency at a time.
   std::shared_ptr<BatchGenerator> batcher;
+  // A remote target (openai_target.h), which then runs every request in
+  // place of generator and batcher.
+  std::shared_ptr<OpenAiTarget> remote;
   // Set (to a signal number) when the run must stop: a run in progress is
   // abandoned at its next token (RunInterrupted).
   const std::atomic<int>* stop = nullptr;
@@ -86,6 +90,10 @@ struct RunResult {
   std::vector<RequestSample> requests;
   double wall_ms = 0;
 };
+
+// A load run's result from its requests: every request's token gaps as
+// steps at its own positions, and timings the medians over requests.
+RunResult load_result(std::vector<RequestSample> requests, double wall_ms);
 
 // Out of run_once when a stop was requested mid-run: the run is abandoned.
 class RunInterrupted : public std::runtime_error {

@@ -124,6 +124,16 @@ struct RunPlan {
   nlohmann::json previous;  // the meta.json of the run being resumed, or null
 };
 
+// Where requests ran, as meta.json's target records it (none: before
+// targets, in process) and as a scenario asks.
+std::string target_name(const nlohmann::json& meta) {
+  using P = nlohmann::json::json_pointer;
+  return meta.value(P("/target/kind"), std::string("engine")) == "openai"
+             ? "the server at " + meta.value(P("/target/url"), std::string())
+             : "the in-process engine";
+}
+std::string target_name(const Target& t) { return t.remote() ? "the server at " + t.url : "the in-process engine"; }
+
 RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   RunPlan plan;
   plan.cases = checked_cases(scenario, options.shard);
@@ -136,6 +146,11 @@ RunPlan plan_run(const Scenario& scenario, const RunOptions& options) {
   plan.previous = read_meta_json(plan.dir.string());
   if (plan.previous.value("/scenario/sha256"_json_pointer, std::string()) != plan.scenario_hash)
     throw Error(meta_path.string() + ": these results come from a different scenario; use a new -o folder");
+  // --target is not in a scenario file's text, so the target is checked apart.
+  const std::string measured_on = target_name(plan.previous), asked = target_name(scenario.target);
+  if (measured_on != asked)
+    throw Error(meta_path.string() + ": these results were measured on " + measured_on + ", not " + asked +
+                "; use a new -o folder");
   plan.results = load_results(plan.dir.string());
   return plan;
 }
@@ -153,6 +168,9 @@ struct PreparedRun {
   std::map<std::string, std::shared_ptr<BatchGenerator>> load_batchers;
   std::vector<PreparedCase> cases;
   std::vector<const LoadedModel*> model_of;  // per prepared case
+  // [target] kind = "openai": the server every case runs on; the models
+  // above then only tokenize and make prompts.
+  std::shared_ptr<OpenAiTarget> remote;
 };
 
 void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress_out) {
@@ -171,6 +189,19 @@ void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress
   }
 }
 
+// A remote target is sent token ids, so a prompt's length is exact
+// whatever the server's tokenizer: a text prompt is encoded here, where
+// PromptMaker chose it to encode to exactly its length.
+void as_token_ids(const Tokenizer& tokenizer, PreparedCase& p) {
+  for (PromptInput& prompt : p.prompts)
+    if (prompt.is_text()) prompt = {"", tokenizer.encode(prompt.text, true)};
+  for (GenerateRequest& r : p.load_requests)
+    if (r.prompt_ids.empty()) {
+      r.prompt_ids = tokenizer.encode(r.prompt, true);
+      r.prompt.clear();
+    }
+}
+
 // A case checked_cases() let through.
 PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, const Case& c, size_t longest,
                           PreparedRun& run) {
@@ -183,6 +214,7 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
                  case_capacity(c, longest, m.engine.model().config().context_length),
                  nullptr,
                  nullptr,
+                 nullptr,
                  options.stop,
                  options.decode_delay_us,
                  {},
@@ -193,6 +225,12 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
     const RunNumbers numbers{scenario.warmup_max};
     for (size_t r = 0; r < numbers.count(scenario.repetitions); ++r)
       p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, r));
+  }
+  if (run.remote) {
+    p.remote = run.remote;
+    if (c.is_load()) prepare_load(scenario, *m.prompts, p);
+    as_token_ids(m.engine.tokenizer(), p);
+    return p;
   }
   p.generator = generator_for(file, m.engine, c, p.capacity, run.generators);
   // A batch's options.context is one sequence's.
@@ -213,6 +251,8 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
 PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, const std::vector<Case>& cases,
                         std::FILE* progress_out) {
   PreparedRun run;
+  // The server first: one that cannot be reached fails before any model is made.
+  if (scenario.target.remote()) run.remote = std::make_shared<OpenAiTarget>(scenario.target);
   load_models(scenario, run, progress_out);
   const size_t longest = longest_case(cases);
   for (const Case& c : cases) {
@@ -221,6 +261,8 @@ PreparedRun prepare_run(const Scenario& scenario, const RunOptions& options, con
   }
   return run;
 }
+
+nlohmann::json target_json(const PreparedRun& run) { return run.remote ? run.remote->describe() : engine_target_json(); }
 
 // meta.json as the run starts (docs/RESULTS.md); finished_at stays null
 // until every case has every repetition.
@@ -240,6 +282,7 @@ nlohmann::json run_meta(const Scenario& scenario, const RunOptions& options, con
       {"started_at", utc_now()},
       {"finished_at", nullptr},
       {"fingerprint", fingerprint_json},
+      {"target", target_json(run)},
   };
   if (run.weight_types.size() > 1) meta["models"] = model_of;
   if (!scenario.trace.empty())
@@ -301,11 +344,14 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
         const size_t rep = pending[i][round];
         const RunResult result = run_once(run.cases[i], numbers.repetition(rep));
         load.between_runs();
-        const Model& model = run.model_of[i]->engine.model();
-        context.model = run.model_of[i]->columns;
-        context.weights_bytes = model.weight_bytes();
-        context.weights_precision = prefill_precision(model);
-        context.peak_rss_kib = rss.process_peak_kib();
+        // A served case ran the server's model: its name, nothing of its file.
+        context.model = run.remote ? ModelColumns{run.remote->model(), "", ""} : run.model_of[i]->columns;
+        if (!run.remote) {  // a server's weights and memory are not this process's to read
+          const Model& model = run.model_of[i]->engine.model();
+          context.weights_bytes = model.weight_bytes();
+          context.weights_precision = prefill_precision(model);
+          context.peak_rss_kib = rss.process_peak_kib();
+        }
         context.memory = memory[i];
         append_run(plan.results, run.cases[i], rep, warmups[i], result, context);
         ++report.runs;
@@ -414,6 +460,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     write_accuracy(plan.dir.string(), accuracy->score(progress_out));
   if (report.complete) meta["finished_at"] = utc_now();
   meta["machine_load"] = load.json();
+  meta["target"] = target_json(run);  // with the model the server's answers named
   write_file_atomic(meta_path, meta.dump(2) + "\n");
   report.summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
   return report;

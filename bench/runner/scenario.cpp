@@ -9,6 +9,7 @@
 #include "bench/runner/load_reader.h"
 #include "bench/runner/scenario_keys.h"
 #include "bench/runner/scenario_limits.h"
+#include "bench/runner/target_reader.h"
 #include "engine/attention/kv_type.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/util/error.h"
@@ -326,6 +327,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("load")) read_load_table(r, r.table(*n, "load"), s.load_options);
   if (const auto* n = root.get("sla")) read_sla_table(r, r.table(*n, "sla"), s.sla);
   if (const auto* n = root.get("accuracy")) r.accuracy(r.table(*n, "accuracy"));
+  if (const auto* n = root.get("target")) read_target_table(r, r.table(*n, "target"), s.target);
   if (const auto* n = root.get("sweep")) {
     if (const toml::array* tables = n->as_array()) {  // [[sweep]]: one product per table
       for (size_t i = 0; i < tables->size(); ++i) {
@@ -369,6 +371,7 @@ void require_supported(const Scenario& s) {
     throw Error(where(s, line) + ": key '" + key + "' = " + value + " is not supported yet (" + why + ")");
   };
   check_load(s);
+  check_target(s);
   for (const SweepAxes* axes : s.sweeps()) {
     require_prefix_in_prompt(s, *axes);
     for (size_t v : axes->batch.values)

@@ -11,6 +11,7 @@
 
 #include "bench/runner/axis.h"
 #include "bench/runner/load.h"
+#include "bench/runner/target.h"
 #include "bench/runner/trace.h"
 #include "engine/sampling/sampling_params.h"
 
@@ -74,6 +75,9 @@ struct Scenario : SweepAxes {
   PromptSource prompt_source = PromptSource::Corpus;
   std::string corpus;  // empty: the bundled scenarios/corpus/stories.txt
   uint64_t prompt_seed = 1;
+
+  // [target]: the in-process engine, or a server the requests go to.
+  Target target;
 
   // [load] and [sla]
   LoadOptions load_options;

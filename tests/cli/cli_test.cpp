@@ -330,6 +330,16 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
   std::filesystem::remove_all(dir);
 }
 
+// Each (args, message): `pdbench run + args` fails, the first line of its
+// stderr holding the message.
+void expect_refusals(const std::string& run, const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = pdbench(run + args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(message), std::string::npos) << args << "\nstderr: " << r.err;
+  }
+}
+
 // The load flags: bad values named by their flag, impossible combinations
 // named like a scenario's keys, before any work; a good set lists its cases.
 TEST(Cli, LoadFlagsAreCheckedAndSweep) {
@@ -343,16 +353,30 @@ TEST(Cli, LoadFlagsAreCheckedAndSweep) {
       {"--requests 4 -b 2", "command line: key 'requests' makes a load case, which sets its batch slots"},
       {"--duration-s 5", "command line: key 'duration_s' needs a finite request_rate"},
   };
-  for (const auto& [args, message] : cases) {
-    const CommandResult r = pdbench(run + args);
-    EXPECT_NE(r.exit_code, 0) << args;
-    EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(message), std::string::npos) << args << "\nstderr: " << r.err;
-  }
+  expect_refusals(run, cases);
   const CommandResult ok = pdbench(run + "--requests 6 --request-rate 1,inf --max-concurrency 2,4 --sla tpot_p99_ms=30");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("p8_n4_d0_t0_q6_r1_c2_greedy"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("p8_n4_d0_t0_q6_rinf_c4_greedy"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("4 cases"), std::string::npos) << ok.out;
+}
+
+// The target flags: a bad URL or timeout named by its flag, an engine axis
+// named like a scenario's key, before any request; a good one is listed.
+TEST(Cli, TargetFlagsAreCheckedBeforeAnyRequest) {
+  const std::string run = "run -m " + quote(test::model_path("stories260K.gguf")) + " -p 8 -n 4 --list ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--target ftp://h:1", "--target: 'ftp://h:1' is not an http:// or https:// URL"},
+      {"--target 127.0.0.1:8080", "--target: '127.0.0.1:8080' is not an http:// or https:// URL (write the scheme"},
+      {"--target http://h:1 --target-timeout-s 0", "--target-timeout-s: must be a number of seconds above 0, got 0"},
+      {"--target-model m", "--target-model needs --target URL"},
+      {"--target http://h:1 -t 2", "command line: key 'threads' cannot be set with [target] kind = \"openai\""},
+      {"--target http://h:1 -ctk f16", "command line: key 'kv_type_k' cannot be set with [target] kind = \"openai\""},
+  };
+  expect_refusals(run, cases);
+  const CommandResult ok = pdbench(run + "--target http://127.0.0.1:1 --target-timeout-s 5");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("target openai: http://127.0.0.1:1"), std::string::npos) << ok.out;
 }
 
 TEST(Cli, HelpTeachesEachSubcommand) {

@@ -17,6 +17,7 @@
 #include "bench/report/markdown_writer.h"
 #include "bench/report/report.h"
 #include "bench/report/results_reader.h"
+#include "bench/report/tables.h"
 #include "engine/util/error.h"
 #include "tests/report/report_test_util.h"
 #include "tests/support/test_paths.h"
@@ -205,6 +206,17 @@ TEST(Report, SmallOpsAreGroupedAsOtherPerPhase) {
                                              "decode:attention"}));
   EXPECT_DOUBLE_EQ(grouped[2].ms, 5);
   EXPECT_DOUBLE_EQ(grouped[2].calls, 3);
+}
+
+// A run sent to a server says so where the report lists its runs; one in
+// process says nothing of a target.
+TEST(Report, ARunLineNamesTheServerOfARemoteTarget) {
+  RunData run;
+  run.label = "served";
+  run.meta["scenario"]["name"] = "smoke";
+  EXPECT_EQ(run_line(run).find("served by"), std::string::npos);
+  run.meta["target"] = {{"kind", "openai"}, {"url", "http://127.0.0.1:8080"}, {"model", "stories260K"}};
+  EXPECT_NE(run_line(run).find("served by http://127.0.0.1:8080 (model stories260K)"), std::string::npos) << run_line(run);
 }
 
 // The GEMM precision recorded per model picks the compute roof; a name the
