@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <set>
 
 #include "bench/report/insights.h"
 #include "bench/runner/sysinfo.h"
@@ -45,8 +46,17 @@ TextTable key_table(const RunData& run) {
     const double v = number(s, row, column);
     return std::isnan(v) ? std::string("-") : readable(v);
   };
+  // Thread counts above the CPUs the run had (meta.json): their timings
+  // include threads waiting for a core, and the table says so.
+  std::set<std::string> oversubscribed;
+  for (const auto& n : run.meta.value("oversubscribed_threads", nlohmann::json::array()))
+    if (n.is_number_integer()) oversubscribed.insert(std::to_string(n.get<long>()));
+  const auto case_label = [&](const std::vector<std::string>& row) {
+    const std::string id = cell(s, row, "case_id");
+    return oversubscribed.contains(cell(s, row, "threads")) ? id + " (oversubscribed)" : id;
+  };
   for (const auto& row : s.rows)
-    t.rows.push_back({cell(s, row, "case_id"), value(row, "ttft_median_ms"), value(row, "ttft_cv_pct"),
+    t.rows.push_back({case_label(row), value(row, "ttft_median_ms"), value(row, "ttft_cv_pct"),
                       value(row, "prefill_median_tok_s"), value(row, "decode_median_tok_s"), value(row, "itl_cv_pct"),
                       cell(s, row, "samples")});
   return t;

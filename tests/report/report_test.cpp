@@ -208,6 +208,22 @@ TEST(Report, SmallOpsAreGroupedAsOtherPerPhase) {
   EXPECT_DOUBLE_EQ(grouped[2].calls, 3);
 }
 
+// A case whose thread count is above the run's CPUs is marked in the key
+// table; the others are not.
+TEST(Report, OversubscribedCasesAreMarkedInTheKeyTable) {
+  std::vector<RunData> runs = read_runs({fixture("a")});
+  RunData& run = runs.front();
+  run.meta["oversubscribed_threads"] = {2};
+  const TextTable t = key_table(run);
+  size_t marked = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const bool two = run.summary.rows[i][run.summary.column("threads")] == "2";
+    EXPECT_EQ(t.rows[i][0].ends_with(" (oversubscribed)"), two) << t.rows[i][0];
+    marked += two ? 1 : 0;
+  }
+  EXPECT_GE(marked, 1u);
+}
+
 // A run sent to a server says so where the report lists its runs; one in
 // process says nothing of a target.
 TEST(Report, ARunLineNamesTheServerOfARemoteTarget) {
