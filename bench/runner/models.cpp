@@ -12,12 +12,17 @@ namespace pdbench::runner {
 
 namespace fs = std::filesystem;
 
-std::string model_cache_dir() {
+std::string pdbench_cache_dir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "pdbench" / "models").string();
+  if (xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "pdbench").string();
   const char* home = std::getenv("HOME");
-  if (!home || !*home) throw Error("no model cache folder: set XDG_CACHE_HOME or HOME");
-  return (fs::path(home) / ".cache" / "pdbench" / "models").string();
+  return home && *home ? (fs::path(home) / ".cache" / "pdbench").string() : std::string();
+}
+
+std::string model_cache_dir() {
+  const std::string dir = pdbench_cache_dir();
+  if (dir.empty()) throw Error("no model cache folder: set XDG_CACHE_HOME or HOME");
+  return (fs::path(dir) / "models").string();
 }
 
 std::string synthetic_model_path(const std::string& like, const std::string& type, uint64_t seed) {

@@ -9,7 +9,10 @@
 
 namespace pdbench::runner {
 
-// $XDG_CACHE_HOME/pdbench/models, else ~/.cache/pdbench/models.
+// pdbench's cache folder: $XDG_CACHE_HOME/pdbench (an absolute one), else
+// ~/.cache/pdbench; "" when neither variable is set.
+std::string pdbench_cache_dir();
+// Its models/ folder; throws pdbench::Error when there is no cache folder.
 std::string model_cache_dir();
 
 // MODEL_CACHE/<like>-<type>-s<seed>.gguf

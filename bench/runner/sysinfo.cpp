@@ -19,6 +19,7 @@
 #include "bench/runner/csv_table.h"
 #include "bench/runner/gemm_peak.h"
 #include "bench/runner/machine_load.h"
+#include "bench/runner/models.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/profile/op_profile.h"
@@ -186,15 +187,13 @@ double fp32_peak(const PeakKernel& kernel, int threads) {
   return best;
 }
 
-// PDBENCH_SYSINFO_CACHE, else beside the model cache (models.h):
-// $XDG_CACHE_HOME/pdbench/sysinfo.json, else ~/.cache/pdbench/sysinfo.json.
+// PDBENCH_SYSINFO_CACHE, else sysinfo.json in pdbench's cache folder
+// (models.h); none without one.
 fs::path cache_path() {
   const char* set = std::getenv("PDBENCH_SYSINFO_CACHE");
   if (set && *set) return set;
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && fs::path(xdg).is_absolute()) return fs::path(xdg) / "pdbench" / "sysinfo.json";
-  const char* home = std::getenv("HOME");
-  return home && *home ? fs::path(home) / ".cache" / "pdbench" / "sysinfo.json" : fs::path();
+  const std::string dir = pdbench_cache_dir();
+  return dir.empty() ? fs::path() : fs::path(dir) / "sysinfo.json";
 }
 
 nlohmann::json read_cache() {
