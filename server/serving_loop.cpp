@@ -165,6 +165,7 @@ void ServingLoop::fail_all(const std::string& error) {
 }
 
 void ServingLoop::run() {
+  scheduler_.set_prefill_chunk(options_.prefill_chunk);  // here: the scheduler is this thread's
   OpProfile ops(engine_.model().config().n_layers);
   std::unique_lock lock(mutex_);
   while (true) {

@@ -66,6 +66,7 @@ struct LoopOptions {
   size_t max_batch = 8;      // batch slots: requests decoding at once
   size_t max_waiting = 256;  // queued requests beyond them; more get 503
   size_t profile_steps = 64;  // steps /debug/profile covers
+  size_t prefill_chunk = 0;   // most prompt tokens a step prefills; 0: whole prompts
 };
 
 class ServingLoop {

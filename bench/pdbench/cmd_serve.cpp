@@ -73,6 +73,10 @@ void register_serve(CLI::App& app) {
   cmd->add_option("--max-waiting", args->server.loop.max_waiting, "Requests queued beyond the slots; more get 503")
       ->capture_default_str()
       ->check(counting_number());
+  cmd->add_option("--prefill-chunk", args->server.loop.prefill_chunk,
+                  "Most prompt tokens a step prefills, a long prompt over several steps; 0 = whole prompts")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--profile-steps", args->server.loop.profile_steps, "Steps GET /debug/profile covers")
       ->capture_default_str()
       ->check(counting_number());

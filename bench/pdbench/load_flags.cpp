@@ -42,6 +42,8 @@ void add_load_flags(CLI::App& cmd, LoadFlags& f) {
       ->check(CLI::IsMember({"poisson", "constant", "gamma"}));
   add_real_list(cmd, "--burstiness", f.burstiness, {0, false, 1e6, false}, "Load case: gamma's shape (< 1 burstier)");
   add_number_list(cmd, "--max-concurrency", f.max_concurrency, 1, "Load case: batch slots");
+  add_number_list(cmd, "--prefill-chunk", f.prefill_chunk, 0,
+                  "Load case: most prompt tokens a step prefills (chunked prefill); 0 = whole prompts");
   cmd.add_option("--prompt-dist", f.prompt_dist, "Load case: prompt lengths: fixed, uniform, normal")
       ->delimiter(',')
       ->check(CLI::IsMember({"fixed", "uniform", "normal"}));
@@ -53,7 +55,7 @@ void add_load_flags(CLI::App& cmd, LoadFlags& f) {
   cmd.add_option("--load-seed", f.seed, "Load case: seed of the arrival times and lengths ([load] seed)");
   cmd.add_option("--sla", f.sla, "Latency limits for goodput: ttft_p99_ms=MS,tpot_p99_ms=MS")->delimiter(',');
   for (const char* name : {"--requests", "--duration-s", "--request-rate", "--arrival", "--burstiness",
-                           "--max-concurrency", "--prompt-dist", "--prompt-spread", "--output-dist",
+                           "--max-concurrency", "--prefill-chunk", "--prompt-dist", "--prompt-spread", "--output-dist",
                            "--output-spread", "--load-seed", "--sla"})
     cmd.get_option(name)->group(group);
 }
@@ -65,6 +67,7 @@ void apply_load_flags(const LoadFlags& f, runner::Scenario& s) {
     override_axis(l.arrival, f.arrival);
     override_axis(l.burstiness, f.burstiness);
     override_axis(l.max_concurrency, f.max_concurrency);
+    override_axis(l.prefill_chunk, f.prefill_chunk);
     override_axis(l.requests, f.requests);
     override_axis(l.duration_s, f.duration_s);
     override_axis(l.prompt_dist, f.prompt_dist);
@@ -81,6 +84,7 @@ void describe_load_flags(const LoadFlags& f, const std::function<void(const std:
       {"--requests", list(f.requests)},         {"--duration-s", list(f.duration_s)},
       {"--request-rate", list(f.request_rate)}, {"--arrival", list(f.arrival)},
       {"--burstiness", list(f.burstiness)},     {"--max-concurrency", list(f.max_concurrency)},
+      {"--prefill-chunk", list(f.prefill_chunk)},
       {"--prompt-dist", list(f.prompt_dist)},   {"--prompt-spread", list(f.prompt_spread)},
       {"--output-dist", list(f.output_dist)},   {"--output-spread", list(f.output_spread)},
       {"--load-seed", f.seed ? std::to_string(*f.seed) : ""}, {"--sla", list(f.sla)}};

@@ -13,7 +13,7 @@ namespace pdbench::cli {
 
 struct LoadFlags {
   std::vector<double> request_rate, burstiness, duration_s, prompt_spread, output_spread;
-  std::vector<size_t> max_concurrency, requests;
+  std::vector<size_t> max_concurrency, prefill_chunk, requests;
   std::vector<std::string> arrival, prompt_dist, output_dist;
   std::vector<std::string> sla;  // KEY=MS items
   std::optional<uint64_t> seed;

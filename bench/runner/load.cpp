@@ -33,9 +33,9 @@ bool Sla::met_by(double ttft_ms, double tpot_ms) const {
 }
 
 const std::vector<std::string>& load_axis_keys() {
-  static const std::vector<std::string> keys = {"request_rate", "arrival",     "burstiness",    "max_concurrency",
-                                                "requests",     "duration_s",  "prompt_dist",   "prompt_spread",
-                                                "output_dist",  "output_spread"};
+  static const std::vector<std::string> keys = {"request_rate", "arrival",       "burstiness", "max_concurrency",
+                                                "prefill_chunk", "requests",     "duration_s", "prompt_dist",
+                                                "prompt_spread", "output_dist",  "output_spread"};
   return keys;
 }
 
@@ -45,13 +45,14 @@ std::vector<LoadSetting> load_settings(const LoadAxes& a) {
     for (const auto& arrival : a.arrival.values)
       for (double burst : a.burstiness.values)
         for (size_t slots : a.max_concurrency.values)
-          for (size_t n : a.requests.values)
-            for (double duration : a.duration_s.values)
-              for (const auto& pd : a.prompt_dist.values)
-                for (double ps : a.prompt_spread.values)
-                  for (const auto& od : a.output_dist.values)
-                    for (double os : a.output_spread.values)
-                      out.push_back({rate, arrival, burst, slots, n, duration, pd, ps, od, os, ""});
+          for (size_t chunk : a.prefill_chunk.values)
+            for (size_t n : a.requests.values)
+              for (double duration : a.duration_s.values)
+                for (const auto& pd : a.prompt_dist.values)
+                  for (double ps : a.prompt_spread.values)
+                    for (const auto& od : a.output_dist.values)
+                      for (double os : a.output_spread.values)
+                        out.push_back({rate, arrival, burst, slots, chunk, n, duration, pd, ps, od, os, ""});
   return out;
 }
 
@@ -65,6 +66,7 @@ std::string load_id(const LoadSetting& s) {
   if (s.arrival != "poisson") id += "_" + s.arrival;
   if (s.arrival == "gamma") id += short_number(s.burstiness);
   id += "_c" + std::to_string(s.max_concurrency);
+  if (s.prefill_chunk > 0) id += "_pc" + std::to_string(s.prefill_chunk);
   if (s.prompt_dist != "fixed") id += "_p" + s.prompt_dist + short_number(s.prompt_spread);
   if (s.output_dist != "fixed") id += "_o" + s.output_dist + short_number(s.output_spread);
   return id;

@@ -23,6 +23,7 @@ struct LoadSetting {
   std::string arrival = "poisson";      // poisson, constant, gamma
   double burstiness = 1;                // gamma's shape: < 1 burstier than poisson, > 1 steadier
   size_t max_concurrency = 8;           // batch slots
+  size_t prefill_chunk = 0;             // most prompt tokens a step prefills (BatchScheduler); 0: whole prompts
   size_t requests = 0;                  // 0: as many as arrive in duration_s
   double duration_s = 0;
   std::string prompt_dist = "fixed";  // fixed, uniform, normal: lengths around prompt_tokens
@@ -43,6 +44,7 @@ struct LoadAxes {
   Axis<std::string> arrival{{"poisson"}};
   Axis<double> burstiness{{1.0}};
   Axis<size_t> max_concurrency{{8}};
+  Axis<size_t> prefill_chunk{{0}};
   Axis<size_t> requests{{0}};
   Axis<double> duration_s{{0.0}};
   Axis<std::string> prompt_dist{{"fixed"}};

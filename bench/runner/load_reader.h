@@ -43,6 +43,7 @@ void read_load_axes(const Reader& r, const toml::table& t, LoadAxes& out) {
   if (const auto* n = t.get("burstiness")) number_axis(r, *n, "burstiness", out.burstiness, 0, false, 1e6);
   if (const auto* n = t.get("max_concurrency"))
     r.count_axis(*n, "max_concurrency", out.max_concurrency, 1, kMaxBatch);
+  if (const auto* n = t.get("prefill_chunk")) r.count_axis(*n, "prefill_chunk", out.prefill_chunk, 0, kMaxTokens);
   if (const auto* n = t.get("requests")) r.count_axis(*n, "requests", out.requests, 1, kMaxRequests);
   if (const auto* n = t.get("duration_s")) number_axis(r, *n, "duration_s", out.duration_s, 0, false, 1e6);
   if (const auto* n = t.get("prompt_dist")) r.choice_axis(*n, "prompt_dist", out.prompt_dist, {"fixed", "uniform", "normal"});

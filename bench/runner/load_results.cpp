@@ -25,17 +25,18 @@ double tpot_of(const RequestSample& r) {
 
 const std::vector<std::string>& load_case_columns() {
   static const std::vector<std::string> columns = {
-      "request_rate", "arrival_process", "burstiness",    "max_concurrency", "requests",    "duration_s",
-      "prompt_dist",  "prompt_spread",   "output_dist",   "output_spread",   "trace_timing"};
+      "request_rate", "arrival_process", "burstiness",  "max_concurrency", "prefill_chunk", "requests",
+      "duration_s",   "prompt_dist",     "prompt_spread", "output_dist",   "output_spread", "trace_timing"};
   return columns;
 }
 
 std::vector<std::string> load_case_cells(const Case& c) {
   const LoadSetting& l = c.load;
   if (!l.active()) return std::vector<std::string>(load_case_columns().size());
-  return {rate_cell(l.request_rate),  l.arrival,   csv_number(l.burstiness),    std::to_string(l.max_concurrency),
-          std::to_string(l.requests), csv_number(l.duration_s), l.prompt_dist, csv_number(l.prompt_spread),
-          l.output_dist,              csv_number(l.output_spread), l.trace_timing};
+  return {rate_cell(l.request_rate),   l.arrival,        csv_number(l.burstiness),
+          std::to_string(l.max_concurrency), std::to_string(l.prefill_chunk), std::to_string(l.requests),
+          csv_number(l.duration_s),     l.prompt_dist,    csv_number(l.prompt_spread),
+          l.output_dist,                csv_number(l.output_spread), l.trace_timing};
 }
 
 const std::vector<std::string>& load_sample_columns() {
@@ -80,6 +81,23 @@ void append_requests(Table& requests, const Case& c, size_t rep, const RunResult
                              itl.empty() ? "" : csv_number(median(itl)),
                              itl.empty() ? "" : csv_number(*std::max_element(itl.begin(), itl.end())),
                              sla.any() ? (sla.met_by(t.ttft_ms, tpot_of(r)) ? "1" : "0") : ""});
+  }
+}
+
+const std::vector<std::string>& batch_steps_columns() {
+  static const std::vector<std::string> columns = {
+      "case_index", "case_id",       "rep",           "step",      "start_ms",
+      "step_ms",    "batch",         "prefill_tokens", "decode_tokens", "kv_blocks", "waiting"};
+  return columns;
+}
+
+void append_batch_steps(Table& batch_steps, const Case& c, size_t rep, const RunResult& run) {
+  for (size_t i = 0; i < run.batch_steps.size(); ++i) {
+    const BatchStepRecord& s = run.batch_steps[i];
+    batch_steps.rows.push_back({std::to_string(c.index), c.id, std::to_string(rep), std::to_string(i),
+                                csv_number(s.start_ms), csv_number(s.ms), std::to_string(s.batch),
+                                std::to_string(s.prefill_tokens), std::to_string(s.decode_tokens),
+                                std::to_string(s.kv_blocks), std::to_string(s.waiting)});
   }
 }
 

@@ -22,6 +22,12 @@ std::vector<std::string> load_sample_cells(const Case& c, const RunResult& run, 
 const std::vector<std::string>& requests_value_columns();
 void append_requests(Table& requests, const Case& c, size_t rep, const RunResult& run, const Sla& sla);
 
+// batch_steps.csv: every forward step of a load case run in-process, what
+// it ran (prompt and decode tokens), the KV blocks in use after it and the
+// requests waiting for a slot or cache room when it started.
+const std::vector<std::string>& batch_steps_columns();
+void append_batch_steps(Table& batch_steps, const Case& c, size_t rep, const RunResult& run);
+
 // The summary's load columns for one case, from its samples rows and the
 // p99 TTFT and TPOT pooled over its requests (empty when it has none).
 const std::vector<std::string>& load_summary_columns();

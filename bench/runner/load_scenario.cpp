@@ -63,6 +63,7 @@ void check_table(const Scenario& s, const SweepAxes& a) {
       {"arrival", set_at(l.arrival, defaults.arrival)},
       {"burstiness", set_at(l.burstiness, defaults.burstiness)},
       {"max_concurrency", set_at(l.max_concurrency, defaults.max_concurrency)},
+      {"prefill_chunk", set_at(l.prefill_chunk, defaults.prefill_chunk)},
       {"prompt_dist", set_at(l.prompt_dist, defaults.prompt_dist)},
       {"prompt_spread", set_at(l.prompt_spread, defaults.prompt_spread)},
       {"output_dist", set_at(l.output_dist, defaults.output_dist)},
@@ -78,9 +79,9 @@ void check_table(const Scenario& s, const SweepAxes& a) {
     fail(s, line(set[2].second), "burstiness", "needs arrival = \"gamma\"");
   check_spread(s, l.prompt_dist, l.prompt_spread, "prompt");
   check_spread(s, l.output_dist, l.output_spread, "output");
-  const int dist = set[4].second != 0 ? set[4].second : set[6].second;
+  const int dist = set[5].second != 0 ? set[5].second : set[7].second;
   if (trace_timed && dist != 0)
-    fail(s, line(dist), set[4].second != 0 ? "prompt_dist" : "output_dist",
+    fail(s, line(dist), set[5].second != 0 ? "prompt_dist" : "output_dist",
          "cannot be set with [load] timing: the trace's rows give the lengths");
 }
 

@@ -31,7 +31,7 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
   const BatchRun run = c.batcher->run(requests);
   RunResult r;
   r.timings = run.results.front().timings;
-  r.timings.step_ms.assign(run.step_ms.begin() + 1, run.step_ms.end());
+  for (size_t i = 1; i < run.steps.size(); ++i) r.timings.step_ms.push_back(run.steps[i].ms);
   r.generated = run.results.front().ids.size();
   const size_t prompt = run.results.front().prompt_ids.size();
   for (size_t i = 0; i < r.timings.step_ms.size(); ++i)
@@ -44,6 +44,7 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
 // A load case's requests through continuous batching, each from its
 // arrival.
 RunResult run_load(const PreparedCase& c) {
+  c.batcher->set_prefill_chunk(c.spec.load.prefill_chunk);  // the batcher is shared by cases of one cache shape
   // A stop request abandons the run at the next step, as a single request's at its next token.
   const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals, nullptr, [&] {
     if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
@@ -58,6 +59,7 @@ RunResult run_load(const PreparedCase& c) {
   r.prefill = run.prefill_ops;
   r.decode = run.decode_ops;
   r.kv_bytes_allocated = c.batcher->cache().pool().bytes_allocated();
+  r.batch_steps = run.steps;
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "bench/runner/prompts.h"
 #include "bench/runner/rss_high_water.h"
 #include "bench/runner/sweep.h"
+#include "engine/runtime/batch_generator.h"
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/batch_generator.h"
@@ -89,6 +90,7 @@ struct RunResult {
   // the last request's end. timings then holds the medians over requests.
   std::vector<RequestSample> requests;
   double wall_ms = 0;
+  std::vector<BatchStepRecord> batch_steps;  // a load case run in-process: every forward step
 };
 
 // A load run's result from its requests: every request's token gaps as

@@ -130,15 +130,15 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
     const nlohmann::json& m = metas[i];
     if (m.value("/scenario/sha256"_json_pointer, std::string()) != hash)
       throw Error("merge: " + dir + " ran a different scenario than " + inputs.front());
-    const Results r = load_results(dir);
+    Results r = load_results(dir);
     for (const auto& row : r.samples.rows)
       if (!seen.insert({row[r.samples.column("case_id")], row[r.samples.column("rep")]}).second)
         throw Error("merge: " + dir + " repeats case " + row[r.samples.column("case_id")] + " repetition " +
                     row[r.samples.column("rep")] + " (the same shard twice?)");
     merged.samples.rows.insert(merged.samples.rows.end(), r.samples.rows.begin(), r.samples.rows.end());
-    merged.steps.rows.insert(merged.steps.rows.end(), r.steps.rows.begin(), r.steps.rows.end());
-    merged.ops.rows.insert(merged.ops.rows.end(), r.ops.rows.begin(), r.ops.rows.end());
-    merged.requests.rows.insert(merged.requests.rows.end(), r.requests.rows.begin(), r.requests.rows.end());
+    const auto into = merged.indexed(), from = r.indexed();
+    for (size_t t = 0; t < into.size(); ++t)
+      into[t].first->rows.insert(into[t].first->rows.end(), from[t].first->rows.begin(), from[t].first->rows.end());
     accuracy.add(dir);
     cases += m.value("cases", size_t{0});
     finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();
@@ -155,6 +155,7 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
   sort_rows(merged.steps, {"case_index", "rep", "step"});
   sort_rows(merged.ops, {"case_index", "rep"});
   sort_rows(merged.requests, {"case_index", "rep", "request"});
+  sort_rows(merged.batch_steps, {"case_index", "rep", "step"});
   meta["cases"] = cases;
   meta["shard"] = "merged";
   meta["merged_from"] = shards;

@@ -31,8 +31,8 @@ const std::vector<std::string> kCaseColumns =
          load_case_columns());
 
 // The files a run writes; a temporary one is FILE.tmp.XXXXXX (AtomicFile).
-const std::vector<std::string> kResultFiles = {"samples.csv", "steps.csv",   "ops.csv",
-                                               "requests.csv", "summary.csv", "meta.json"};
+const std::vector<std::string> kResultFiles = {"samples.csv", "steps.csv",       "ops.csv",    "requests.csv",
+                                               "batch_steps.csv", "summary.csv", "meta.json"};
 constexpr size_t kTempSuffixLength = std::string_view(".tmp.XXXXXX").size();
 
 // Metrics summarized per case: column prefix, samples column ("" for the
@@ -133,14 +133,19 @@ const std::vector<std::string>& summary_columns() {
   return columns;
 }
 
+std::vector<std::pair<Table*, std::string>> Results::indexed() {
+  return {{&steps, "steps.csv"}, {&ops, "ops.csv"}, {&requests, "requests.csv"}, {&batch_steps, "batch_steps.csv"}};
+}
+
 Results empty_results() {
-  return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}, {requests_columns(), {}}};
+  return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}, {requests_columns(), {}},
+          {batch_steps_columns(), {}}};
 }
 
 Results load_results(const std::string& dir) {
   Results r = empty_results();
-  const std::vector<std::pair<Table*, std::string>> files = {
-      {&r.samples, "samples.csv"}, {&r.steps, "steps.csv"}, {&r.ops, "ops.csv"}, {&r.requests, "requests.csv"}};
+  std::vector<std::pair<Table*, std::string>> files = r.indexed();
+  files.emplace_back(&r.samples, "samples.csv");
   for (const auto& [table, name] : files) {
     const std::string path = (fs::path(dir) / name).string();
     if (!fs::exists(path)) continue;
@@ -153,7 +158,7 @@ Results load_results(const std::string& dir) {
   // runs are measured again.
   std::set<std::pair<std::string, std::string>> runs;
   for (const auto& row : r.samples.rows) runs.insert(run_key(r.samples, row));
-  for (Table* t : {&r.steps, &r.ops, &r.requests})
+  for (const auto& [t, name] : r.indexed())
     std::erase_if(t->rows, [&](const auto& row) { return !runs.contains(run_key(*t, row)); });
   return r;
 }
@@ -178,6 +183,7 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
        kib(context.memory.decode_kib), c.spec.is_load() ? csv_number(t.queue_ms) : ""}));
   results.samples.rows.back() = with(results.samples.rows.back(), load_sample_cells(c.spec, run, context.sla));
   append_requests(results.requests, c.spec, rep, run, context.sla);
+  append_batch_steps(results.batch_steps, c.spec, rep, run);
   const std::string index = std::to_string(c.spec.index);
   for (const StepPoint& s : run.steps)
     results.steps.rows.push_back({index, c.spec.id, std::to_string(rep), std::to_string(s.step),
@@ -290,11 +296,9 @@ Table summary_table(const Table& samples, const Table& steps, const Table& reque
   return out;
 }
 
-void write_results(const std::string& dir, const Results& results) {
+void write_results(const std::string& dir, Results& results) {
   // samples.csv after the files it indexes: a run it lists has its steps, ops and requests.
-  write_csv((fs::path(dir) / "steps.csv").string(), results.steps);
-  write_csv((fs::path(dir) / "ops.csv").string(), results.ops);
-  write_csv((fs::path(dir) / "requests.csv").string(), results.requests);
+  for (const auto& [table, name] : results.indexed()) write_csv((fs::path(dir) / name).string(), *table);
   write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
   write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps, results.requests));
 }

@@ -2,7 +2,8 @@
 // The results folder: samples.csv (one row per case x repetition),
 // steps.csv (each decode step against its KV length), ops.csv (per-op time,
 // FLOPs and bytes per phase), requests.csv (every request of a load case's
-// runs), summary.csv (statistics per case) and meta.json. Column lists live here only; docs/RESULTS.md documents them
+// runs), batch_steps.csv (every forward step of a load case's runs),
+// summary.csv (statistics per case) and meta.json. Column lists live here only; docs/RESULTS.md documents them
 // and a test checks the two agree.
 #include <optional>
 #include <string>
@@ -40,6 +41,9 @@ struct Results {
   Table steps;
   Table ops;
   Table requests;
+  Table batch_steps;
+  // The tables samples.csv indexes, with their file names.
+  std::vector<std::pair<Table*, std::string>> indexed();
 };
 
 Results empty_results();
@@ -63,9 +67,9 @@ void append_run(Results& results, const PreparedCase& c, size_t rep, const WarmU
 // case_index. A load case's latencies pool every request of every run.
 Table summary_table(const Table& samples, const Table& steps, const Table& requests);
 
-// Writes the five CSV files, each atomically, samples.csv after steps.csv,
-// ops.csv and requests.csv.
-void write_results(const std::string& dir, const Results& results);
+// Writes the six CSV files, each atomically, samples.csv after the tables
+// it indexes.
+void write_results(const std::string& dir, Results& results);
 // Deletes the temporary files (NAME.tmp.XXXXXX) of results files that a
 // process killed while writing left in dir.
 void remove_stale_temporaries(const std::string& dir);

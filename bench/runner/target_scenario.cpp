@@ -37,6 +37,9 @@ const std::vector<EngineOnlyAxis>& engine_only_axes() {
       engine_axis("context_depth", &SweepAxes::context_depth,
        "a request cannot fill a remote cache outside the timing; make the prompt longer instead"),
       engine_axis("batch", &SweepAxes::batch, "concurrent requests are the load axes' (requests, max_concurrency)"),
+      {"prefill_chunk", [](const SweepAxes& a) { return a.load.prefill_chunk.values != std::vector<size_t>{0}; },
+       [](const SweepAxes& a) { return a.load.prefill_chunk.line; },
+       "a server's prefill chunk is set where it starts (pdbench serve --prefill-chunk)"},
   };
   return axes;
 }

@@ -16,13 +16,14 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// Adds one step's event to its request's result; `now` is when the step ended.
-void record(const TokenEvent& ev, double step_start, double now, double arrival_ms, double& last_token_ms,
+// Adds one step's event to its request's result; `now` is when the step
+// ended, prefill_start_ms when its prompt's first step started.
+void record(const TokenEvent& ev, double prefill_start_ms, double now, double arrival_ms, double& last_token_ms,
             GenerationResult& res) {
   if (ev.first) {
-    res.timings.queue_ms = step_start - arrival_ms;
+    res.timings.queue_ms = prefill_start_ms - arrival_ms;
     res.timings.ttft_ms = now - arrival_ms;
-    res.timings.prefill_ms = now - step_start;
+    res.timings.prefill_ms = now - prefill_start_ms;
   } else {
     res.timings.step_ms.push_back(now - last_token_ms);
   }
@@ -70,6 +71,7 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
   BatchRun out;
   out.results.resize(requests.size());
   std::vector<double> last_token_ms(requests.size());
+  std::vector<double> prefill_start_ms(requests.size());
   const size_t n_layers = engine_.model().config().n_layers;
   out.prefill_ops = OpProfile(n_layers);
   out.decode_ops = OpProfile(n_layers);
@@ -101,14 +103,16 @@ BatchRun BatchGenerator::run(std::span<const GenerateRequest> requests, std::spa
     }
     step_ops.reset();
     const double step_start = clock.now_ms();
+    const size_t arrived = static_cast<size_t>(std::count_if(
+        waiting.begin(), waiting.end(), [&](size_t i) { return arrival(i) <= step_start; }));
     const BatchStep step = scheduler_.step(&step_ops);
     const double now = clock.now_ms();
+    for (uint64_t tag : step.started) prefill_start_ms[tag] = step_start;
     for (const TokenEvent& ev : step.events)
-      record(ev, step_start, now, arrival(ev.tag), last_token_ms[ev.tag], out.results[ev.tag]);
-    out.step_ms.push_back(clock.now_ms() - step_start);
+      record(ev, prefill_start_ms[ev.tag], now, arrival(ev.tag), last_token_ms[ev.tag], out.results[ev.tag]);
     (step.prefill_tokens > 0 ? out.prefill_ops : out.decode_ops).merge(step_ops);
-    out.step_batch.push_back(step.batch);
-    out.step_prefill_tokens.push_back(step.prefill_tokens);
+    out.steps.push_back({step_start, now - step_start, step.batch, step.prefill_tokens, step.decode_tokens,
+                         scheduler_.cache().pool().blocks_in_use(), arrived});
     if (after_step) after_step();
   }
   out.wall_ms = clock.now_ms();

@@ -1,5 +1,7 @@
 #include "engine/runtime/batch_scheduler.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <span>
 
@@ -17,27 +19,32 @@ struct BatchScheduler::Slot {
   size_t generated = 0;
   size_t blocks;  // what it reserved
   bool ignore_stop;
-  bool prefilled = false;
+  size_t prompt_tokens;  // the start of history
+  size_t prefilled = 0;  // prompt tokens in the cache
+  bool decoding() const { return prefilled == prompt_tokens; }
 };
 
 namespace {
 
-// Each active sequence's next token. A sampler is its sequence's own (RNG,
-// scratch), so sequences sample in parallel: with greedy sampling of a 128K
-// vocabulary, copying and scanning each row of logits took 0.8 ms of a
-// batch-8 step on one thread. The first sequence's Error, if any, rethrows.
+// The next token of each sequence slots[which[k]], from row rows[k] of the
+// logits. A sampler is its sequence's own (RNG, scratch), so sequences
+// sample in parallel: with greedy sampling of a 128K vocabulary, copying and
+// scanning each row of logits took 0.8 ms of a batch-8 step on one thread.
+// The first sequence's Error, if any, rethrows.
 template <typename Slots>
-std::vector<int32_t> sample_each(Slots& slots, std::span<const float> logits, size_t vocab) {
-  std::vector<int32_t> ids(slots.size());
-  std::vector<std::exception_ptr> errors(slots.size());
-  const auto n = static_cast<int64_t>(slots.size());
+std::vector<int32_t> sample_each(Slots& slots, std::span<const size_t> which, std::span<const size_t> rows,
+                                 std::span<const float> logits, size_t vocab) {
+  std::vector<int32_t> ids(rows.size());
+  std::vector<std::exception_ptr> errors(rows.size());
+  const auto n = static_cast<int64_t>(rows.size());
 #pragma omp parallel for schedule(static) if (n > 1)
   for (int64_t c = 0; c < n; ++c) {
-    const auto i = static_cast<size_t>(c);
+    const auto k = static_cast<size_t>(c);
+    auto& slot = slots[which[k]];
     try {
-      ids[i] = slots[i].sampler.sample(logits.subspan(i * vocab, vocab), slots[i].history);
+      ids[k] = slot.sampler.sample(logits.subspan(rows[k] * vocab, vocab), slot.history);
     } catch (...) {
-      errors[i] = std::current_exception();
+      errors[k] = std::current_exception();
     }
   }
   for (const std::exception_ptr& e : errors)
@@ -85,8 +92,10 @@ void BatchScheduler::admit(uint64_t tag, std::vector<int32_t> prompt, const Gene
   check_fits(prompt.size(), request.max_new_tokens, "batch: a request");
   if (!can_admit(prompt.size(), request.max_new_tokens)) throw Error("batch: no slot or cache room for a request");
   const size_t blocks = blocks_of(prompt.size(), request.max_new_tokens);
-  Slot s{tag,          cache_.create_sequence(), Sampler(request.sampling), std::move(prompt),
-         StreamingDecoder(engine_.tokenizer()), request.max_new_tokens, 0, blocks, request.ignore_stop};
+  const size_t prompt_tokens = prompt.size();
+  Slot s{tag,    cache_.create_sequence(), Sampler(request.sampling), std::move(prompt),
+         StreamingDecoder(engine_.tokenizer()), request.max_new_tokens, 0, blocks, request.ignore_stop,
+         prompt_tokens};
   for (int32_t id : s.history) s.decoder.push(id);  // so the first new token decodes after the prompt
   reserved_blocks_ += s.blocks;
   slots_.push_back(std::move(s));
@@ -120,42 +129,79 @@ void BatchScheduler::clear() {
 BatchStep BatchScheduler::step(OpProfile* ops) {
   BatchStep out;
   if (slots_.empty()) return out;
+  const std::vector<size_t> prompt_run = plan_prompt_tokens();
   std::vector<SequenceChunk> chunks;
-  for (const Slot& s : slots_) {
-    chunks.push_back(s.prefilled ? SequenceChunk{s.seq, std::span(&s.history.back(), 1)}
-                                 : SequenceChunk{s.seq, std::span(s.history)});
-    if (!s.prefilled) out.prefill_tokens += s.history.size();
+  std::vector<size_t> ran;  // the slot of each chunk
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    if (s.decoding()) {
+      chunks.push_back({s.seq, std::span(&s.history.back(), 1)});
+      ++out.decode_tokens;
+    } else if (prompt_run[i] > 0) {
+      chunks.push_back({s.seq, std::span(s.history).subspan(s.prefilled, prompt_run[i])});
+      if (s.prefilled == 0) out.started.push_back(s.tag);
+      out.prefill_tokens += prompt_run[i];
+    } else {
+      continue;  // its prompt waits for the next step's budget
+    }
+    ran.push_back(i);
   }
-  out.batch = slots_.size();
+  out.batch = chunks.size();
   const auto logits = forward_.run(cache_, chunks, false, ops);
+
+  // The chunks that end a prompt or decode sample; a prompt's earlier
+  // chunks only fill the cache.
+  std::vector<size_t> sampling, rows;
+  for (size_t c = 0; c < ran.size(); ++c) {
+    Slot& s = slots_[ran[c]];
+    s.prefilled += prompt_run[ran[c]];
+    if (s.decoding()) {
+      sampling.push_back(ran[c]);
+      rows.push_back(c);
+    }
+  }
   std::vector<int32_t> ids;
   {
     ScopedOp op(ops, Op::Sampling, -1);
-    ids = sample_each(slots_, logits, engine_.model().config().vocab);
+    ids = sample_each(slots_, sampling, rows, logits, engine_.model().config().vocab);
   }
-  std::vector<Slot> still;
-  for (size_t c = 0; c < slots_.size(); ++c) {
-    Slot& s = slots_[c];
-    TokenEvent ev{s.tag, !s.prefilled, std::nullopt, "", ""};
-    s.prefilled = true;
-    const bool stop = !s.ignore_stop && ends_generation(engine_.tokenizer(), ids[c]);
-    if (!stop) {
-      ev.id = ids[c];
-      s.history.push_back(ids[c]);
-      ++s.generated;
-      ev.text = s.decoder.push(ids[c]);
-    }
-    if (stop || s.generated == s.max_new_tokens) {
-      ev.stop_reason = stop ? "end_of_generation" : "length";
-      ev.text += s.decoder.flush();
-      finish(s);
-    } else {
-      still.push_back(std::move(s));
-    }
-    out.events.push_back(std::move(ev));
+  std::vector<bool> done(slots_.size(), false);
+  for (size_t k = 0; k < sampling.size(); ++k) {
+    out.events.push_back(add_token(slots_[sampling[k]], ids[k], prompt_run[sampling[k]] > 0));
+    done[sampling[k]] = !out.events.back().stop_reason.empty();
   }
+  std::vector<Slot> still;  // a Slot moves but does not assign (its decoder holds a reference)
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (!done[i]) still.push_back(std::move(slots_[i]));
   slots_ = std::move(still);
   return out;
+}
+
+std::vector<size_t> BatchScheduler::plan_prompt_tokens() const {
+  std::vector<size_t> n(slots_.size(), 0);
+  size_t budget = prefill_chunk_ > 0 ? prefill_chunk_ : SIZE_MAX;
+  for (size_t i = 0; i < slots_.size() && budget > 0; ++i) {
+    n[i] = std::min(slots_[i].prompt_tokens - slots_[i].prefilled, budget);
+    budget -= n[i];
+  }
+  return n;
+}
+
+TokenEvent BatchScheduler::add_token(Slot& s, int32_t id, bool first) {
+  TokenEvent ev{s.tag, first, std::nullopt, "", ""};
+  const bool stop = !s.ignore_stop && ends_generation(engine_.tokenizer(), id);
+  if (!stop) {
+    ev.id = id;
+    s.history.push_back(id);
+    ++s.generated;
+    ev.text = s.decoder.push(id);
+  }
+  if (stop || s.generated == s.max_new_tokens) {
+    ev.stop_reason = stop ? "end_of_generation" : "length";
+    ev.text += s.decoder.flush();
+    finish(s);
+  }
+  return ev;
 }
 
 }  // namespace pdbench

@@ -11,7 +11,8 @@
 namespace pdbench {
 namespace {
 
-// Costs kStepMs per step plus kPrefillTokenMs per prompt token it prefills,
+// Costs kStepMs per step plus kPrefillTokenMs per prompt token it prefills
+// (the tests' prompts have at least two tokens, and a prompt's last chunk too),
 // on the simulated clock; every logit is 0, so greedy sampling picks id 0.
 class FakeForward : public Forward {
  public:
@@ -24,8 +25,10 @@ class FakeForward : public Forward {
                              OpProfile*) override {
     reserve_positions(cache, chunks, vocab_);
     double cost = kStepMs;
+    // A prompt's chunk: more than one token, or its first.
     for (const SequenceChunk& c : chunks)
-      if (cache.length(c.seq) == c.tokens.size()) cost += kPrefillTokenMs * static_cast<double>(c.tokens.size());
+      if (c.tokens.size() > 1 || cache.length(c.seq) == 1)
+        cost += kPrefillTokenMs * static_cast<double>(c.tokens.size());
     clock_.advance(cost);
     logits_.assign(chunks.size() * vocab_, 0.0f);
     return logits_;
@@ -45,6 +48,13 @@ GenerateRequest request(size_t prompt_tokens, size_t new_tokens) {
   r.sampling.temperature = 0;
   r.ignore_stop = true;
   return r;
+}
+
+// One field of every step of a run.
+std::vector<size_t> step_field(const BatchRun& run, size_t BatchStepRecord::*field) {
+  std::vector<size_t> out;
+  for (const BatchStepRecord& s : run.steps) out.push_back(s.*field);
+  return out;
 }
 
 struct Fixture {
@@ -79,7 +89,8 @@ TEST(BatchSchedule, OneSlotQueuesTheSecondRequestUntilTheFirstEnds) {
   EXPECT_DOUBLE_EQ(b.ttft_ms, 9);         // 14 - 5
   EXPECT_DOUBLE_EQ(b.e2e_ms, 11);         // 16 - 5
   EXPECT_DOUBLE_EQ(run.wall_ms, 16);
-  EXPECT_EQ(run.step_batch, (std::vector<size_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(step_field(run, &BatchStepRecord::batch), (std::vector<size_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(step_field(run, &BatchStepRecord::waiting), (std::vector<size_t>{0, 1, 1, 0, 0}));
 }
 
 // Two slots: B joins the step after its arrival, prefilled beside A's decode
@@ -92,8 +103,30 @@ TEST(BatchSchedule, ALateArrivalJoinsTheNextStepBesideTheDecoding) {
   EXPECT_DOUBLE_EQ(b.ttft_ms, 6);    // 6 + 3 prompt tokens + 2 = 11
   EXPECT_DOUBLE_EQ(b.e2e_ms, 8);     // 13 - 5
   EXPECT_DOUBLE_EQ(run.results[0].timings.step_ms[0], 5);  // A's token in the mixed step
-  EXPECT_EQ(run.step_batch, (std::vector<size_t>{1, 2, 2, 1}));
-  EXPECT_EQ(run.step_prefill_tokens, (std::vector<size_t>{4, 3, 0, 0}));
+  EXPECT_EQ(step_field(run, &BatchStepRecord::batch), (std::vector<size_t>{1, 2, 2, 1}));
+  EXPECT_EQ(step_field(run, &BatchStepRecord::prefill_tokens), (std::vector<size_t>{4, 3, 0, 0}));
+}
+
+// A prefill chunk of 4: B's 6-token prompt runs over two steps beside A's
+// decode tokens, so A's gaps shrink (6 then 4, not 8) and B's TTFT grows;
+// B's queueing ends at the step that starts its prompt.
+TEST(BatchSchedule, AChunkedPromptRunsOverStepsBesideTheDecoding) {
+  Fixture f;
+  BatchGenerator batch = f.batcher(2);
+  batch.set_prefill_chunk(4);
+  const std::vector<GenerateRequest> requests{request(4, 4), request(6, 2)};
+  const BatchRun run = batch.run(requests, std::vector<double>{0, 5}, &f.clock);
+  const Timings& a = run.results[0].timings;
+  const Timings& b = run.results[1].timings;
+  EXPECT_EQ(a.step_ms, (std::vector<double>{6, 4, 2}));
+  EXPECT_DOUBLE_EQ(b.queue_ms, 1);      // its first chunk starts at 6
+  EXPECT_DOUBLE_EQ(b.prefill_ms, 10);   // steps 6..12 and 12..16
+  EXPECT_DOUBLE_EQ(b.ttft_ms, 11);      // 16 - 5
+  EXPECT_DOUBLE_EQ(b.e2e_ms, 13);       // 18 - 5
+  EXPECT_EQ(step_field(run, &BatchStepRecord::prefill_tokens), (std::vector<size_t>{4, 4, 2, 0}));
+  EXPECT_EQ(step_field(run, &BatchStepRecord::batch), (std::vector<size_t>{1, 2, 2, 2}));
+  EXPECT_GT(run.steps[2].kv_blocks, 0u);
+  EXPECT_EQ(run.steps.back().kv_blocks, 0u);  // both done, every block free
 }
 
 // Nothing in flight: the run waits for the arrival, which costs no

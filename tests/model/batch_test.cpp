@@ -2,6 +2,8 @@
 // whatever joins or leaves around it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/runtime/batch_generator.h"
 #include "engine/util/error.h"
 #include "tests/support/test_paths.h"
@@ -26,7 +28,9 @@ std::vector<GenerateRequest> mixed_requests() {
           request("The cat", 20, 1.0f, 7), request("One day, a little boy named Tim found a big red ball", 25)};
 }
 
-TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) {
+// The mixed requests at most two at a time, each against what it gets
+// alone, on both passes; prefill_chunk as BatchScheduler's.
+void expect_each_gets_what_it_gets_alone(size_t prefill_chunk) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   const auto requests = mixed_requests();
   for (const ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast}) {
@@ -35,6 +39,7 @@ TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) {
     options.forward = kind;
     options.context = 128;
     BatchGenerator batch(engine, options, 2);
+    batch.set_prefill_chunk(prefill_chunk);
     const BatchRun run = batch.run(requests);
     Generator alone(engine, options);
     ASSERT_EQ(run.results.size(), requests.size());
@@ -44,11 +49,24 @@ TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) {
       EXPECT_EQ(run.results[i].text, want.text) << "request " << i;
       EXPECT_EQ(run.results[i].stop_reason, want.stop_reason) << "request " << i;
     }
-    // Never more than two in flight, and more than one at some step.
-    EXPECT_LE(*std::max_element(run.step_batch.begin(), run.step_batch.end()), 2u);
-    EXPECT_EQ(*std::max_element(run.step_batch.begin(), run.step_batch.end()), 2u);
+    // Never more than two in flight, and more than one at some step; a
+    // step prefills at most the chunk.
+    size_t most_in_flight = 0;
+    for (const BatchStepRecord& s : run.steps) {
+      most_in_flight = std::max(most_in_flight, s.batch);
+      if (prefill_chunk > 0) {
+        EXPECT_LE(s.prefill_tokens, prefill_chunk);
+      }
+    }
+    EXPECT_EQ(most_in_flight, 2u);
   }
 }
+
+TEST(BatchGenerator, EachRequestGetsWhatItGetsAlone) { expect_each_gets_what_it_gets_alone(0); }
+
+// A prompt prefilled over several steps (3 tokens a step, beside the other
+// request's decode tokens) gives the same tokens as in one.
+TEST(BatchGenerator, ChunkedPrefillGetsTheSameTokens) { expect_each_gets_what_it_gets_alone(3); }
 
 // Steps that prefill any prompt go to the prefill profile, the others to
 // decode: with every request arriving at once, one prefill step and a

@@ -67,6 +67,7 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_EQ(read_csv(options.out_dir + "/steps.csv").columns, docs["steps.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/ops.csv").columns, docs["ops.csv"]);
   EXPECT_EQ(read_csv(options.out_dir + "/requests.csv").columns, docs["requests.csv"]);
+  EXPECT_EQ(read_csv(options.out_dir + "/batch_steps.csv").columns, docs["batch_steps.csv"]);
   EXPECT_EQ(accuracy_columns(), docs["accuracy.csv"]);  // written by a scenario with [accuracy]
   // summary.csv: the case columns, then METRIC_STAT for every pair, then the rest.
   std::vector<std::string> summary = docs["summary.csv"];
@@ -114,17 +115,25 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
 // A load case: five requests of mixed prompt lengths, two slots, arriving
 // at 200/s; every request of both runs in requests.csv, its token gaps in
 // steps.csv, and the summary pooling them.
-TEST(Run, LoadCaseMeasuresEveryRequest) {
-  const std::string dir = test::temp_dir("load-run");
+// Runs five requests of 12-token prompts and 4 new tokens on stories260K, at
+// 200/s with two slots, into dir/out; `measure` ends [measure] (and may add
+// tables), `sweep` ends [sweep].
+RunOptions run_load_case(const std::string& dir, const std::string& measure, const std::string& sweep) {
   const std::string text = "[model]\npath = \"" + test::model_path("stories260K.gguf") +
-                           "\"\n[measure]\nrepetitions = 2\nwarmup_max = 0\n[sla]\nttft_p99_ms = 60000\n"
+                           "\"\n[measure]\nwarmup_max = 0\n" + measure +
                            "[sweep]\nprompt_tokens = 12\noutput_tokens = 4\nthreads = 1\nrequests = 5\n"
-                           "request_rate = 200\nmax_concurrency = 2\nprompt_dist = \"uniform\"\nprompt_spread = 0.5\n";
+                           "request_rate = 200\nmax_concurrency = 2\n" + sweep;
   std::ofstream(dir + "/load.toml") << text;
   RunOptions options;
   options.out_dir = dir + "/out";
-  const RunReport report = run_scenario(load_scenario(dir + "/load.toml"), options, nullptr);
-  EXPECT_TRUE(report.complete);
+  EXPECT_TRUE(run_scenario(load_scenario(dir + "/load.toml"), options, nullptr).complete);
+  return options;
+}
+
+TEST(Run, LoadCaseMeasuresEveryRequest) {
+  const std::string dir = test::temp_dir("load-run");
+  const RunOptions options = run_load_case(dir, "repetitions = 2\n[sla]\nttft_p99_ms = 60000\n",
+                                           "prompt_dist = \"uniform\"\nprompt_spread = 0.5\n");
   const Table requests = read_csv(options.out_dir + "/requests.csv");
   ASSERT_EQ(requests.rows.size(), 10u);
   size_t gaps = 0;
@@ -148,6 +157,28 @@ TEST(Run, LoadCaseMeasuresEveryRequest) {
   EXPECT_FALSE(sum.rows[0][sum.column("goodput_median_req_s")].empty());
   EXPECT_EQ(sum.rows[0][sum.column("sla_ttft_p99_ms")], "60000");
   EXPECT_NE(sum.rows[0][sum.column("sla_met")], "");
+  fs::remove_all(dir);
+}
+
+// The same load with a prefill chunk of 4 tokens: every step in
+// batch_steps.csv within it, every prompt token and every decode token in
+// some step, and the cache empty after the last.
+TEST(Run, ChunkedPrefillStepsStayWithinTheChunk) {
+  const std::string dir = test::temp_dir("load-chunk");
+  const RunOptions options = run_load_case(dir, "repetitions = 1\n", "prefill_chunk = 4\n");
+  const Table steps = read_csv(options.out_dir + "/batch_steps.csv");
+  ASSERT_FALSE(steps.rows.empty());
+  double prefilled = 0, decoded = 0;
+  for (const auto& row : steps.rows) {
+    EXPECT_LE(std::stod(row[steps.column("prefill_tokens")]), 4.0);
+    prefilled += std::stod(row[steps.column("prefill_tokens")]);
+    decoded += std::stod(row[steps.column("decode_tokens")]);
+  }
+  EXPECT_EQ(prefilled, 5.0 * 12);
+  EXPECT_EQ(decoded, 5.0 * 3);  // the first token of each comes from its prompt's last step
+  EXPECT_EQ(steps.rows.back()[steps.column("kv_blocks")], "0");
+  const Table samples = read_csv(options.out_dir + "/samples.csv");
+  EXPECT_EQ(samples.rows[0][samples.column("case_id")], "p12_n4_d0_t1_q5_r200_c2_pc4_greedy");
   fs::remove_all(dir);
 }
 
