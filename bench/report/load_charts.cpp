@@ -92,6 +92,23 @@ Chart latency_chart(const std::vector<RunData>& runs, const json& rows) {
           spec, ""};
 }
 
+// What each run's [rate_search] found (meta.json), one sentence a setting.
+std::string rate_search_sentences(const std::vector<RunData>& runs, bool multi_run) {
+  std::string out;
+  for (const RunData& run : runs)
+    for (const json& s : run.meta.value("rate_search", json::array())) {
+      const json& best = s["highest_rate_met"];
+      const size_t n = s["probes"].size();
+      const std::string probes = std::to_string(n) + (n == 1 ? " rate measured" : " rates measured");
+      out += std::string(out.empty() ? "" : " ") + "Rate search" + (multi_run ? " (" + run.label + ")" : "") + ", " +
+             s["setting"].get<std::string>() + ": " +
+             (best.is_null() ? "no rate searched meets the SLA"
+                             : "the highest rate meeting the SLA is " + runner::csv_number(best.get<double>()) + " req/s") +
+             " (" + probes + ").";
+    }
+  return out;
+}
+
 Chart goodput_chart(const std::vector<RunData>& runs, const json& rows) {
   json values = json::array();
   bool any_sla = false;
@@ -115,7 +132,7 @@ Chart goodput_chart(const std::vector<RunData>& runs, const json& rows) {
   return {"load-goodput", "Serving load", title,
           "summary.csv: requests/s within the [sla] limits (goodput) and all requests/s (throughput) against the "
           "request rate; one color per slot count.",
-          spec, any_sla ? "" : "No [sla] limits: only the request throughput is drawn."};
+          spec, any_sla ? rate_search_sentences(runs, runs.size() > 1) : "No [sla] limits: only the request throughput is drawn."};
 }
 
 }  // namespace

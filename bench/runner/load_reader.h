@@ -77,6 +77,21 @@ void read_sla_table(const Reader& r, const toml::table& t, Sla& out) {
     }
 }
 
+// [rate_search]: low and high rates (requests/s) and the probes.
+template <class Reader>
+void read_rate_search_table(const Reader& r, const toml::table& t, RateSearch& out) {
+  r.only_keys(t, "rate_search");
+  for (const auto& [key, rate] : {std::pair{"low", &out.low_req_s}, std::pair{"high", &out.high_req_s}}) {
+    const auto* n = t.get(key);
+    if (n == nullptr) r.fail(t, key, "is missing: [rate_search] searches between 'low' and 'high' requests/s");
+    *rate = load_number(r, *n, key);
+    if (!(*rate > 0)) r.fail(*n, key, "must be > 0 (requests/s)");
+  }
+  if (!(out.high_req_s > out.low_req_s))
+    r.fail(*t.get("high"), "high", "must be above 'low' (" + csv_number(out.low_req_s) + ")");
+  if (const auto* n = t.get("probes")) out.probes = static_cast<size_t>(r.integer(*n, "probes", 2, 32));
+}
+
 // The checks between load settings, after the whole file is read: a rate
 // or a concurrency needs requests or a duration, a duration a finite rate,
 // a load case batch 1; [load] timing needs a trace, "trace" its arrival

@@ -37,6 +37,17 @@ void check_load_case(const Scenario& s, const SweepAxes& a, const std::string& k
   if (has(a.prefix_sharing, std::string("on"))) refuse(key, "does not share prefixes between requests (prefix_sharing)");
 }
 
+// [rate_search] picks the rates of load cases, against the [sla].
+void check_rate_search(const Scenario& s, int rate_line, bool load) {
+  const int at = s.rate_search->line;
+  if (!s.sla.any()) fail(s, at, "rate_search", "needs an [sla] to search against (ttft_p99_ms, tpot_p99_ms)");
+  if (!load) fail(s, at, "rate_search", "needs load cases: set 'requests' or 'duration_s' in [sweep]");
+  if (rate_line != 0)
+    fail(s, rate_line > 0 ? rate_line : 0, "request_rate", "cannot be set with [rate_search]: the search picks the rates");
+  if (s.load_options.timing == "trace")
+    fail(s, at, "rate_search", "cannot search a trace sent at its own times ([load] timing = \"trace\")");
+}
+
 // Set in the file (its line) or on the command line (values off the default).
 template <class T>
 int set_at(const Axis<T>& axis, const Axis<T>& unset) {
@@ -58,6 +69,7 @@ void check_table(const Scenario& s, const SweepAxes& a) {
   if (s.load_options.timing == "trace" && rate != 0)
     fail(s, line(rate), "request_rate", "cannot be set with [load] timing = \"trace\" (the trace's times)");
   const bool load = requests != 0 || duration != 0 || trace_timed;
+  if (s.rate_search) check_rate_search(s, rate, load);
   const std::vector<std::pair<std::string, int>> set = {
       {"request_rate", rate},
       {"arrival", set_at(l.arrival, defaults.arrival)},

@@ -370,6 +370,88 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
   }
 }
 
+// A probe of a rate search: the setting's load case at that rate.
+Case probe_case(const Case& setting, double rate, size_t index) {
+  Case c = setting;
+  c.load.request_rate = rate;
+  c.index = index;
+  c.id = case_id(c);
+  return c;
+}
+
+// Whether summary.csv's row of the case says it met the SLA.
+bool sla_met(const Table& summary, const std::string& case_id) {
+  for (const auto& row : summary.rows)
+    if (row[summary.column("case_id")] == case_id) return row[summary.column("sla_met")] == "1";
+  return false;
+}
+
+// meta.json's "rate_search": per setting (named by its case id with the
+// rate part "_rsearch"), each probe measured whole and the answer.
+nlohmann::json search_json(const PreparedRun& run, const std::vector<std::vector<RateProbe>>& done,
+                           const std::vector<std::vector<std::string>>& ids) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t g = 0; g < done.size(); ++g) {
+    std::string setting = run.cases[g].spec.id;
+    if (const size_t at = setting.find("_rinf_"); at != std::string::npos) setting.replace(at, 6, "_rsearch_");
+    nlohmann::json probes = nlohmann::json::array();
+    for (size_t k = 0; k < done[g].size(); ++k)
+      probes.push_back({{"request_rate", done[g][k].rate}, {"case_id", ids[g][k]}, {"sla_met", done[g][k].met}});
+    const std::optional<double> best = highest_rate_met(done[g]);
+    out.push_back({{"setting", setting},
+                   {"probes", probes},
+                   {"highest_rate_met", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+// [rate_search]: every case of the plan is a load setting, not run itself
+// but searched (rate_search.h) in rounds, one probe of each setting a round
+// so machine drift spreads over all of them. A probe's repetitions already
+// in the folder are reused (--resume), so a resumed search retraces the
+// same rates. Returns meta.json's "rate_search": per setting its probes
+// and the highest rate met; `finished` when every search ended unstopped.
+nlohmann::json search_rates(const Scenario& scenario, const RunOptions& options, RunPlan& plan, PreparedRun& run,
+                            size_t budget, const std::optional<Limits>& limits, RssHighWater& rss, MachineLoad& load,
+                            Progress& progress, RunReport& report, bool& finished) {
+  const RateSearch& search = *scenario.rate_search;
+  const size_t settings = run.cases.size(), expanded = expand(scenario).size(), longest = longest_case(plan.cases);
+  std::vector<std::vector<RateProbe>> done(settings);
+  std::vector<std::vector<std::string>> ids(settings);
+  finished = false;
+  while (!stop_requested(options) && report.runs < budget) {
+    std::vector<std::vector<size_t>> pending(run.cases.size());
+    std::vector<std::pair<size_t, double>> round;  // setting, rate
+    for (size_t g = 0; g < settings; ++g) {
+      const std::optional<double> rate = next_probe_rate(search, done[g]);
+      if (!rate) continue;
+      const Case& setting = run.cases[g].spec;
+      const Case c = probe_case(setting, *rate, expanded + setting.index * search.probes + done[g].size());
+      run.cases.push_back(prepare_case(scenario, options, c, longest, run));
+      run.model_of.push_back(run.model_of[g]);
+      pending.emplace_back();
+      for (size_t rep = 0; rep < scenario.repetitions; ++rep)
+        if (has_sample(plan.results.samples, c.id, rep)) ++report.runs_reused;
+        else pending.back().push_back(rep);
+      round.emplace_back(g, *rate);
+      ids[g].push_back(c.id);
+    }
+    if (round.empty()) {
+      finished = true;
+      break;
+    }
+    measure(scenario, options, plan, run, pending, budget, limits, rss, load, progress, report);
+    const Table summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
+    for (const auto& [g, rate] : round) {
+      if (!complete_case(plan.results.samples, ids[g].back(), scenario.repetitions)) return search_json(run, done, ids);
+      done[g].push_back({rate, sla_met(summary, ids[g].back())});
+      progress.note("rate search " + run.cases[g].spec.id + ": " + csv_number(rate) + " req/s " +
+                    (done[g].back().met ? "meets" : "misses") + " the SLA");
+    }
+  }
+  return search_json(run, done, ids);
+}
+
 // The context length of the model each weight type runs, from the file's
 // header (no weight is read) or the synthetic model's preset.
 size_t model_context(const Scenario& scenario) {
@@ -439,8 +521,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
 
   RunReport report;
   report.cases = plan.cases.size();
-  const auto pending = pending_reps(plan, run, scenario.repetitions, report);
-  const size_t total = plan.cases.size() * scenario.repetitions - report.runs_reused;
+  const bool searching = scenario.rate_search.has_value();
+  // A search's runs are known only as it goes: its progress counts the most it can take.
+  const auto pending = searching ? std::vector<std::vector<size_t>>(run.cases.size())
+                                 : pending_reps(plan, run, scenario.repetitions, report);
+  const size_t total = searching ? plan.cases.size() * scenario.rate_search->probes * scenario.repetitions
+                                 : plan.cases.size() * scenario.repetitions - report.runs_reused;
   const size_t budget = options.max_runs > 0 ? std::min(options.max_runs, total) : total;
   Progress progress(progress_out, budget);
   if (report.runs_reused > 0)
@@ -449,13 +535,21 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
     progress.note("threads " + std::to_string(threads) + " is more than the " + std::to_string(omp_get_num_procs()) +
                   " CPUs this process may use: oversubscribed, so its timings include threads waiting for a core");
   if (options.ending_at_once != nullptr) *options.ending_at_once = false;
-  measure(scenario, options, plan, run, pending, budget, limits, rss, load, progress, report);
+  bool search_finished = false;
+  if (searching)
+    meta["rate_search"] =
+        search_rates(scenario, options, plan, run, budget, limits, rss, load, progress, report, search_finished);
+  else
+    measure(scenario, options, plan, run, pending, budget, limits, rss, load, progress, report);
 
   write_results(plan.dir.string(), plan.results);
-  report.complete = report.runs == total;
+  report.complete = searching ? search_finished : report.runs == total;
   report.stopped_by = report.complete || !stop_requested(options) ? 0 : options.stop->load();
-  for (const PreparedCase& p : run.cases)
-    report.cases_complete += complete_case(plan.results.samples, p.spec.id, scenario.repetitions) ? 1 : 0;
+  // A search's settings are not cases of their own: its probes are.
+  const size_t first_run_case = searching ? plan.cases.size() : 0;
+  if (searching) meta["cases"] = report.cases = run.cases.size() - first_run_case;
+  for (size_t i = first_run_case; i < run.cases.size(); ++i)
+    report.cases_complete += complete_case(plan.results.samples, run.cases[i].spec.id, scenario.repetitions) ? 1 : 0;
   if (accuracy && report.complete && !read_accuracy(plan.dir.string()))
     write_accuracy(plan.dir.string(), accuracy->score(progress_out));
   if (report.complete) meta["finished_at"] = utc_now();

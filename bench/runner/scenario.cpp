@@ -326,6 +326,10 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const auto* n = root.get("sampling")) r.sampling(r.table(*n, "sampling"));
   if (const auto* n = root.get("load")) read_load_table(r, r.table(*n, "load"), s.load_options);
   if (const auto* n = root.get("sla")) read_sla_table(r, r.table(*n, "sla"), s.sla);
+  if (const auto* n = root.get("rate_search")) {
+    read_rate_search_table(r, r.table(*n, "rate_search"), s.rate_search.emplace());
+    s.rate_search->line = line_of(*n);
+  }
   if (const auto* n = root.get("accuracy")) r.accuracy(r.table(*n, "accuracy"));
   if (const auto* n = root.get("target")) read_target_table(r, r.table(*n, "target"), s.target);
   if (const auto* n = root.get("sweep")) {

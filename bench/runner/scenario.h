@@ -11,6 +11,7 @@
 
 #include "bench/runner/axis.h"
 #include "bench/runner/load.h"
+#include "bench/runner/rate_search.h"
 #include "bench/runner/target.h"
 #include "bench/runner/trace.h"
 #include "engine/sampling/sampling_params.h"
@@ -79,9 +80,10 @@ struct Scenario : SweepAxes {
   // [target]: the in-process engine, or a server the requests go to.
   Target target;
 
-  // [load] and [sla]
+  // [load], [sla] and [rate_search]
   LoadOptions load_options;
   Sla sla;
+  std::optional<RateSearch> rate_search;
 
   // [measure]
   size_t repetitions = 9;

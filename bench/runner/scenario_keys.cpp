@@ -18,8 +18,8 @@ std::vector<std::string> sweep_keys() {
 
 const std::map<std::string, std::vector<std::string>>& keys_by_table() {
   static const std::map<std::string, std::vector<std::string>> tables = {
-      {"", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla", "accuracy",
-        "target"}},
+      {"", {"name", "description", "trace", "model", "prompt", "measure", "sweep", "sampling", "load", "sla",
+            "rate_search", "accuracy", "target"}},
       {"model", {"path", "tokenizer", "like", "type", "seed"}},
       {"prompt", {"source", "corpus", "seed"}},
       {"measure", {"repetitions", "warmup_max", "warmup_window", "warmup_tolerance_pct"}},
@@ -30,6 +30,7 @@ const std::map<std::string, std::vector<std::string>>& keys_by_table() {
         "penalty_last_n", "seed"}},
       {"load", {"seed", "timing"}},
       {"sla", {"ttft_p99_ms", "tpot_p99_ms"}},
+      {"rate_search", {"low", "high", "probes"}},
       {"target", {"kind", "url", "model", "timeout_s"}},
   };
   return tables;

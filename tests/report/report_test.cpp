@@ -14,6 +14,7 @@
 #include "bench/report/cases.h"
 #include "bench/report/chart_specs.h"
 #include "bench/report/insights.h"
+#include "bench/report/load_charts.h"
 #include "bench/report/markdown_writer.h"
 #include "bench/report/report.h"
 #include "bench/report/results_reader.h"
@@ -65,6 +66,21 @@ TEST(Report, LoadCasesDrawLatencyAndGoodputAgainstRate) {
   EXPECT_EQ(specs.at("load-goodput")["data"]["values"].size(), 4u * 2);  // goodput and throughput
   for (const auto& d : specs.at("load-latency")["data"]["values"]) EXPECT_GT(d["ms"].get<double>(), 0);
   std::filesystem::remove_all(dir);
+}
+
+// A run's [rate_search] answers (meta.json) are stated under the goodput chart.
+TEST(Report, TheGoodputChartStatesWhatARateSearchFound) {
+  RunData run = read_run(fixture("load"));
+  run.meta["rate_search"] = json::parse(R"([
+    {"setting": "p8_n3_q6_rsearch_c2_greedy", "highest_rate_met": 2.83,
+     "probes": [{"request_rate": 16, "sla_met": false}, {"request_rate": 1, "sla_met": true}, {"request_rate": 2.83, "sla_met": true}]},
+    {"setting": "p8_n3_q6_rsearch_c4_greedy", "highest_rate_met": null, "probes": [{"request_rate": 16, "sla_met": false}]}])");
+  const std::vector<Chart> charts = load_charts({run});
+  const auto goodput = std::find_if(charts.begin(), charts.end(), [](const Chart& c) { return c.id == "load-goodput"; });
+  ASSERT_NE(goodput, charts.end());
+  EXPECT_EQ(goodput->note,
+            "Rate search, p8_n3_q6_rsearch_c2_greedy: the highest rate meeting the SLA is 2.83 req/s (3 rates measured). "
+            "Rate search, p8_n3_q6_rsearch_c4_greedy: no rate searched meets the SLA (1 rate measured).");
 }
 
 TEST(Report, HtmlEmbedsEveryChartWithData) {

@@ -37,7 +37,7 @@ std::vector<std::string> quoted_words(const std::string& cell) {
 // The table a README line starts, or nothing: "## [model]", "## Top level",
 // "`[load]`:", and "| key (`[sweep]`) |" for the load axes.
 std::optional<std::string> table_started_by(const std::string& line) {
-  static const std::regex heading("^## \\[([a-z.A-Z]+)\\]"), intro("^`\\[([a-z]+)\\]`"), axes("^\\| key \\(`\\[([a-z]+)\\]`\\)");
+  static const std::regex heading("^## \\[([a-z_.A-Z]+)\\]"), intro("^`\\[([a-z]+)\\]`"), axes("^\\| key \\(`\\[([a-z]+)\\]`\\)");
   std::smatch m;
   if (line == "## Top level") return "";
   if (std::regex_search(line, m, heading) || std::regex_search(line, m, intro) || std::regex_search(line, m, axes))
