@@ -103,11 +103,14 @@ __m256i dot_u8_s8(__m256i u, __m256i s) {
 // s8 x s8 by the sign trick: |w| as u8 times x with w's sign. Exact for every
 // w in [-128, 127] (|-128| = 128 as u8) because x is never -128; a pair sums
 // to at most 2 * 128 * 127 = 32512, inside maddubs's s16 saturation.
-__m256 q8_0_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
-  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+__m256i dot_s8_s8(__m256i w, const BlockQ8Act& x) {
   const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  const __m256i dot = dot_u8_s8(_mm256_sign_epi8(q, q), _mm256_sign_epi8(xq, q));
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+  return dot_u8_s8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
+}
+
+__m256 q8_0_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_s8_s8(q, *x)), _mm256_set1_ps(f16_scale(block) * x->d), acc);
 }
 
 // Weights 0..15 of a block of 32 with nibbles (Q4_0 to Q5_1) are the low
@@ -138,36 +141,69 @@ __m256i fifth_bits(const std::byte* qh) {
 // -(o / 8) sum x in each of 8 lanes. The formats with a min (w = d q + m)
 // add m times the activation's d sum, in lane 0.
 template <typename Block, int32_t kOffset>
-__m256 legacy_block(const std::byte* block, const BlockQ8Act& x, __m256 acc) {
+__m256 legacy_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   static_assert(kOffset % 8 == 0);
   __m256i q = nibbles(block + offsetof(Block, qs));
   if constexpr (requires { Block::qh; }) q = _mm256_or_si256(q, fifth_bits(block + offsetof(Block, qh)));
-  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(q, xq), _mm256_set1_epi32(kOffset / 8 * x.sum));
-  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x.d), acc);
+  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x->qs));
+  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(q, xq), _mm256_set1_epi32(kOffset / 8 * x->sum));
+  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x->d), acc);
   if constexpr (requires { Block::m; }) {
-    const float min = f16_scale(block + offsetof(Block, m)) * (x.d * static_cast<float>(x.sum));
+    const float min = f16_scale(block + offsetof(Block, m)) * (x->d * static_cast<float>(x->sum));
     acc = _mm256_add_ps(acc, _mm256_setr_ps(min, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f));
   }
   return acc;
 }
 
+// IQ4's grid values at 32 nibbles (nibbles()), by a byte shuffle: s8, so
+// they meet x by the sign trick (dot_s8_s8; |v| <= 127).
+__m256i iq4_values(const std::byte* qs) {
+  const __m256i grid = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4NlValues)));
+  return _mm256_shuffle_epi8(grid, nibbles(qs));
+}
+
+// IQ4_NL: d times the block's dot product.
+__m256 iq4_nl_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  const __m256i dot = dot_s8_s8(iq4_values(block + offsetof(BlockIQ4_NL, qs)), *x);
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x->d), acc);
+}
+
+// IQ4_XS: each sub-block of 32 meets one activation block, times d (s - 32).
+// s is read here, not by quant_blocks.h's iq4_xs_scale: an inline function
+// the portable files also use must not be compiled with these flags
+// (gemv_isa.h).
+__m256 iq4_xs_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  uint16_t high;
+  uint32_t low;
+  std::memcpy(&high, block + offsetof(BlockIQ4_XS, scales_h), sizeof(high));
+  std::memcpy(&low, block + offsetof(BlockIQ4_XS, scales_l), sizeof(low));
+  const float d = f16_scale(block);
+  for (unsigned j = 0; j < 8; ++j) {
+    const auto s = static_cast<int>(((low >> (4 * j)) & 0xfu) | (((high >> (2 * j)) & 3u) << 4));
+    const __m256i dot = dot_s8_s8(iq4_values(block + offsetof(BlockIQ4_XS, qs) + 16 * j), x[j]);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(static_cast<float>(s - 32) * d * x[j].d), acc);
+  }
+  return acc;
+}
+
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
-// not wait on each other.
-template <typename Block, __m256 (*BlockDot)(const std::byte*, const BlockQ8Act&, __m256)>
+// not wait on each other. A block meets Block::kElements / 32 activation
+// blocks.
+template <typename Block, __m256 (*BlockDot)(const std::byte*, const BlockQ8Act*, __m256)>
 void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
   const auto* x = static_cast<const BlockQ8Act*>(activation);
-  const size_t n_blocks = cols / 32;
+  constexpr size_t kActBlocks = Block::kElements / 32;
+  const size_t n_blocks = cols / Block::kElements;
   for (size_t r = 0; r < n_rows; ++r) {
     const std::byte* row = w + r * stride;
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
     size_t b = 0;
     for (; b + 2 <= n_blocks; b += 2) {
       prefetch_ahead(row + b * sizeof(Block), 2 * sizeof(Block));
-      acc0 = BlockDot(row + b * sizeof(Block), x[b], acc0);
-      acc1 = BlockDot(row + (b + 1) * sizeof(Block), x[b + 1], acc1);
+      acc0 = BlockDot(row + b * sizeof(Block), x + kActBlocks * b, acc0);
+      acc1 = BlockDot(row + (b + 1) * sizeof(Block), x + kActBlocks * (b + 1), acc1);
     }
-    if (b < n_blocks) acc0 = BlockDot(row + b * sizeof(Block), x[b], acc0);
+    if (b < n_blocks) acc0 = BlockDot(row + b * sizeof(Block), x + kActBlocks * b, acc0);
     y[r] = hsum(_mm256_add_ps(acc0, acc1));
   }
 }
@@ -197,6 +233,8 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q5_0, gemv_quant<BlockQ5_0, legacy_block<BlockQ5_0, 16>>, nullptr, 0},
     {TensorType::Q5_1, gemv_quant<BlockQ5_1, legacy_block<BlockQ5_1, 0>>, nullptr, 0},
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, q8_0_block>, nullptr, 0},
+    {TensorType::IQ4_NL, gemv_quant<BlockIQ4_NL, iq4_nl_block>, nullptr, 0},
+    {TensorType::IQ4_XS, gemv_quant<BlockIQ4_XS, iq4_xs_block>, nullptr, 0},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };
 

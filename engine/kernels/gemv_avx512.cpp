@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/format/quant_blocks.h"
 #include "engine/kernels/gemv_isa.h"
 
 namespace pdbench::gemv_detail {
@@ -159,11 +160,13 @@ struct GroupedQ8_0 : BlockScale {
   }
 };
 
-// Lanes of 32 nibbles packed as Q4_0's (Q4_0, Q4_1, Q4_K): a chunk is 128
-// weights, 4 packed bytes of each lane, whose low nibbles are weights
-// 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet the activation's
-// chunks k and k + 4.
-struct NibbleLanes {
+// Lanes of 32 nibbles packed as Q4_0's (Q4_0, Q4_1, Q4_K, IQ4_NL, IQ4_XS):
+// a chunk is 128 weights, 4 packed bytes of each lane, whose low nibbles
+// are weights 4k..4k+3 and high nibbles 16+4k..16+4k+3: they meet the
+// activation's chunks k and k + 4. Values maps the nibbles to the u8 that
+// vpdpbusd multiplies.
+template <__m512i (*Values)(__m512i nibbles)>
+struct NibbleLanesOf {
   static constexpr size_t kLane = 32, kLaneBytes = 16;
   template <size_t M>
   static void add_group(const std::byte* group, size_t count, __mmask16 lanes, const GroupedActivation* xs, size_t g,
@@ -171,8 +174,8 @@ struct NibbleLanes {
 #pragma GCC unroll 4
     for (size_t k = 0; k < 4; ++k) {
       const __m512i w = _mm512_maskz_loadu_epi32(lanes, group + 4 * count * k);
-      const __m512i low = _mm512_and_si512(w, _mm512_set1_epi8(0x0f));
-      const __m512i high = _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f));
+      const __m512i low = Values(_mm512_and_si512(w, _mm512_set1_epi8(0x0f)));
+      const __m512i high = Values(_mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f)));
 #pragma GCC unroll 8
       for (size_t m = 0; m < M; ++m) {
         dot[m] = _mm512_dpbusd_epi32(dot[m], low, _mm512_load_si512(xs[m].qs + 32 * g + 64 * k));
@@ -181,6 +184,22 @@ struct NibbleLanes {
     }
   }
 };
+
+// The nibble is the quant (Q4_0, Q4_1, Q4_K).
+__m512i nibble_itself(__m512i nibbles) { return nibbles; }
+using NibbleLanes = NibbleLanesOf<nibble_itself>;
+
+// The nibble indexes IQ4's grid, whose values + 128 (a flip of the sign
+// bit) are unsigned, 1..241: a byte shuffle looks up 64 at once, and the
+// offsets take 128 sum x back out. Exact: vpdpbusd sums the u8 x s8
+// products into int32 without saturating (AVX2's maddubs would saturate
+// pairs of 241 * 127).
+__m512i iq4_grid_plus_128(__m512i nibbles) {
+  const __m512i grid = _mm512_xor_si512(_mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4NlValues))),
+                                        _mm512_set1_epi8(static_cast<char>(0x80)));
+  return _mm512_shuffle_epi8(grid, nibbles);
+}
+using Iq4GridLanes = NibbleLanesOf<iq4_grid_plus_128>;
 
 // Lanes of 32 five-bit quants (Q5_0, Q5_1, Q5_K): the nibbles as
 // NibbleLanes', and a fifth chunk of their fifth bits, chunk k's at bits k
@@ -306,6 +325,37 @@ struct GroupedQ6_K {
 #pragma GCC unroll 8
       for (size_t m = 0; m < M; ++m)
         dot[m] = _mm512_dpbusd_epi32(dot[m], q[k], _mm512_load_si512(xs[m].qs + 16 * g + 64 * k));
+  }
+};
+
+// IQ4_NL: grid lanes under Q4_0's f16 scales.
+struct GroupedIQ4_NL : Iq4GridLanes, BlockScale {
+  static constexpr int32_t kShift = 128;
+};
+
+// IQ4_XS: lanes are sub-blocks of 32, 8 a super-block, whose header is d
+// (f16), scales_h and scales_l (8 bytes); w = d (s - 32) v, s sub-block j's
+// 6 bits: nibble j of scales_l (a u32) and bits 2j..2j+1 of scales_h.
+struct GroupedIQ4_XS : Iq4GridLanes {
+  static constexpr int32_t kShift = 128;
+  static constexpr bool kMin = false;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 8 * (n_lanes / 8); }
+  static Scales scales(const std::byte* row, size_t g, __mmask16 lanes) {
+    // Lanes 0-7 take the first super-block's header, 8-15 the second's
+    // (absent in a row's last group of 8): words 0 and 2 are d | scales_h
+    // << 16, words 1 and 3 scales_l.
+    const __m512i headers = _mm512_castsi128_si512(_mm_maskz_loadu_epi64(lanes == 0xffff ? 3 : 1, row + 8 * (g / 8)));
+    const __m512i d_high = _mm512_permutexvar_epi32(_mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0), headers);
+    const __m512i low = _mm512_permutexvar_epi32(_mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), headers);
+    const __m512i j = _mm512_set_epi32(7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i s = _mm512_or_si512(
+        _mm512_and_si512(_mm512_srlv_epi32(low, _mm512_slli_epi32(j, 2)), _mm512_set1_epi32(0xf)),
+        _mm512_slli_epi32(
+            _mm512_and_si512(_mm512_srlv_epi32(d_high, _mm512_add_epi32(_mm512_slli_epi32(j, 1), _mm512_set1_epi32(16))),
+                             _mm512_set1_epi32(3)),
+            4));
+    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(d_high));
+    return {_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(s, _mm512_set1_epi32(32))), d), _mm512_setzero_ps()};
   }
 };
 
@@ -455,6 +505,8 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift},
     {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift},
+    {TensorType::IQ4_NL, nullptr, gemv_grouped_batch<GroupedIQ4_NL>, GroupedIQ4_NL::kShift},
+    {TensorType::IQ4_XS, nullptr, gemv_grouped_batch<GroupedIQ4_XS>, GroupedIQ4_XS::kShift},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };
 

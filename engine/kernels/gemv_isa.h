@@ -28,8 +28,8 @@ using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void
 //   offsets: one int32 per lane, -s sum of its quants, s being the
 //     kernel's grouped_shift: the kernels read the weights as unsigned
 //     q + s (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored
-//     nibbles, q + 8, Q5_0's q + 16, Q6_K's q + 32), and sum (q + s) x -
-//     s sum x = sum q x.
+//     nibbles, q + 8, Q5_0's q + 16, Q6_K's q + 32, IQ4's grid values +
+//     128), and sum (q + s) x - s sum x = sum q x.
 //   sums: each lane's d times the sum of its quants, for the formats with
 //     a min (Q4_1, Q5_1: w = d q + m; Q4_K, Q5_K: w = d sc q - dmin m).
 struct GroupedActivation {

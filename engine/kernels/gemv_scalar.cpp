@@ -40,8 +40,8 @@ float identity(float v) { return v; }
 
 // A block at a time dequantized by the format's reference, then the f32
 // dot product in column order: ref::matmul's sum, bit for bit. For the
-// formats without integer kernels yet (Q2_K, Q3_K, IQ4_NL, IQ4_XS: their
-// activation is F32).
+// formats without integer kernels yet (Q2_K, Q3_K: their activation is
+// F32).
 template <typename Block>
 void gemv_dequantized(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
                       size_t n_rows) {
@@ -126,6 +126,33 @@ float dot_q6_k(const BlockQ6_K& b, const BlockQ8Act* x) {
   return sum;
 }
 
+// A block of 32 of IQ4_NL (or sub-block of IQ4_XS) on one activation block:
+// the integer dot product of the grid's values (kIq4NlValues) at its
+// nibbles with the activation's quants, as ggml's vec_dot_iq4_nl_q8_0.
+int32_t dot_iq4_grid(const uint8_t* qs, const BlockQ8Act& x) {
+  int32_t dot = 0;
+  for (size_t j = 0; j < 32; ++j) dot += kIq4NlValues[field(qs, nibble_at(j), 4)] * x.qs[j];
+  return dot;
+}
+
+// IQ4_NL on Q8_32 activations: d times the block's integer dot product.
+float dot_iq4_nl(const BlockIQ4_NL& b, const BlockQ8Act* x) {
+  return fp16_to_f32(b.d) * x->d * static_cast<float>(dot_iq4_grid(b.qs, *x));
+}
+
+// IQ4_XS on Q8_32 activations: each sub-block of 32 meets one activation
+// block, d (s - 32) times their integer dot product (ggml's
+// vec_dot_iq4_xs_q8_K, over activation blocks of 256 there).
+float dot_iq4_xs(const BlockIQ4_XS& b, const BlockQ8Act* x) {
+  const float d = fp16_to_f32(b.d);
+  float sum = 0.0f;
+  for (size_t sub = 0; sub < 8; ++sub) {
+    const auto dot = static_cast<float>(dot_iq4_grid(b.qs + 16 * sub, x[sub]));
+    sum += dot * (static_cast<float>(iq4_xs_scale(b, sub) - 32) * d * x[sub].d);
+  }
+  return sum;
+}
+
 // The integer formats on Q8_32 activations, a file block at a time (the
 // Block::kElements / 32 activation blocks it meets). Each block's integer
 // dot products are exact; only their scaled sums round.
@@ -206,8 +233,8 @@ constexpr FormatGemv kFormats[] = {
     integer_format<TensorType::Q4_K, gemv_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>>(),
     integer_format<TensorType::Q5_K, gemv_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>>(),
     integer_format<TensorType::Q6_K, gemv_blocks<BlockQ6_K, dot_q6_k>>(),
-    {TensorType::IQ4_NL, gemv_dequantized<BlockIQ4_NL>, nullptr, 0},
-    {TensorType::IQ4_XS, gemv_dequantized<BlockIQ4_XS>, nullptr, 0},
+    integer_format<TensorType::IQ4_NL, gemv_blocks<BlockIQ4_NL, dot_iq4_nl>>(),
+    integer_format<TensorType::IQ4_XS, gemv_blocks<BlockIQ4_XS, dot_iq4_xs>>(),
     {TensorType::BF16, gemv_elementwise<uint16_t, bf16_to_f32>, nullptr, 0},
 };
 

@@ -25,8 +25,9 @@ struct GroupedForm {
   void (*join)(const std::byte* header, const uint8_t* lanes, std::byte* block);
 };
 
-// Q8_0, Q4_0 and Q4_1: the block's scale (and min), then its one lane as
-// stored.
+// Q8_0, Q4_0, Q4_1 and IQ4_NL: the block's scale (and min), then its one
+// lane as stored. IQ4_XS: d and the sub-block scales, then its 8 lanes,
+// each sub-block's 16 bytes of nibbles as stored.
 template <size_t kHeader, size_t kQuantBytes>
 void split_scale_first(const std::byte* block, std::byte* header, uint8_t* lanes) {
   std::memcpy(header, block, kHeader);
@@ -128,6 +129,9 @@ void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) 
   std::memcpy(block, &b, sizeof(b));
 }
 
+constexpr size_t kIq4XsHeader = offsetof(BlockIQ4_XS, qs);
+static_assert(kIq4XsHeader == 8 && sizeof(BlockIQ4_XS) == kIq4XsHeader + 128);
+
 constexpr GroupedForm kForms[] = {
     {TensorType::Q4_0, 2, 1, 16, split_scale_first<2, 16>, join_scale_first<2, 16>},
     {TensorType::Q4_1, 4, 1, 16, split_scale_first<4, 16>, join_scale_first<4, 16>},
@@ -137,6 +141,9 @@ constexpr GroupedForm kForms[] = {
     {TensorType::Q4_K, kQ45KHeader, 8, 16, split_q45_k<BlockQ4_K>, join_q45_k<BlockQ4_K>},
     {TensorType::Q5_K, kQ45KHeader, 8, 20, split_q45_k<BlockQ5_K>, join_q45_k<BlockQ5_K>},
     {TensorType::Q6_K, kQ6KHeader, 16, 12, split_q6_k, join_q6_k},
+    {TensorType::IQ4_NL, 2, 1, 16, split_scale_first<2, 16>, join_scale_first<2, 16>},
+    {TensorType::IQ4_XS, kIq4XsHeader, 8, 16, split_scale_first<kIq4XsHeader, 128>,
+     join_scale_first<kIq4XsHeader, 128>},
 };
 
 const GroupedForm* form_or_null(TensorType type) {

@@ -3,8 +3,8 @@
 // AVX-512 integer kernels, in the same bytes as the file's row. Each file
 // block splits into a header (its scales, byte for byte) and lanes, the
 // runs of weights one int32 lane of vpdpbusd sums: a block of 32 (Q8_0,
-// Q4_0 to Q5_1) is one lane, a Q4_K or Q5_K super-block 8 lanes of 32
-// weights, a Q6_K one 16 of 16. The row is every block's header in order, then the lanes in groups of 16,
+// Q4_0 to Q5_1, IQ4_NL) is one lane, a Q4_K, Q5_K or IQ4_XS super-block 8
+// lanes of 32 weights, a Q6_K one 16 of 16. The row is every block's header in order, then the lanes in groups of 16,
 // each group as chunks of 4n bytes (n lanes in the group, 16 but for a
 // row's last group): chunk k holds bytes 4k..4k+3 of every lane in turn.
 // So one 64-byte load brings 4 bytes of 16 lanes, and after a group's
@@ -28,6 +28,9 @@
 //     the low nibbles of e_i (low) and e_{8+i} (high), chunk 1 those of
 //     e_{4+i} and e_{12+i}, chunk 2 byte i the high 2 bits of e_i, e_{4+i},
 //     e_{8+i}, e_{12+i} at bits 0, 2, 4, 6.
+//   IQ4_NL: as Q4_0, each nibble an index into kIq4NlValues.
+//   IQ4_XS: sub-block j's 16 bytes as stored, packed as IQ4_NL's (its
+//     header is d and the sub-blocks' 6-bit scales).
 #include <cstddef>
 
 #include "engine/format/tensor_type.h"

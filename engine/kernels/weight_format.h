@@ -66,7 +66,7 @@ struct WeightFormat {
   ActivationType activation;  // what its GEMV kernels take
   // Its prefill's compute type when memory is short: Int8 for the formats
   // with integer dot products on their own blocks (Q8_0, Q4_0 to Q5_1, Q4_K
-  // to Q6_K: gemm_rows),
+  // to Q6_K, IQ4_NL, IQ4_XS: gemm_rows),
   // BF16 for the 16-bit floats, which run F32 while memory allows
   // (float_gemm_precision), F32 for F32 and for the quantized formats
   // without integer kernels yet (oneDNN on their dequantized values).

@@ -31,7 +31,9 @@ TEST(GroupedRows, UngroupGivesBackTheFileRow) {
       std::vector<std::byte> sorted_file = file, sorted_grouped = grouped;
       std::sort(sorted_file.begin(), sorted_file.end());
       std::sort(sorted_grouped.begin(), sorted_grouped.end());
-      if (format.type == TensorType::Q8_0 || format.type == TensorType::Q4_0 || format.type == TensorType::Q4_1) {
+      const TensorType type = format.type;
+      if (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q4_1 ||
+          type == TensorType::IQ4_NL || type == TensorType::IQ4_XS) {
         EXPECT_EQ(sorted_grouped, sorted_file) << "whole bytes move, none is rewritten";
       }
     }
@@ -47,6 +49,8 @@ TEST(GroupedRows, LanesAreSubBlocks) {
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q5_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q6_K), 16u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::IQ4_NL), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::IQ4_XS), 32u);
   EXPECT_FALSE(has_grouped_layout(TensorType::F32));
 }
 

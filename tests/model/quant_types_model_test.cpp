@@ -58,10 +58,10 @@ constexpr size_t kTokens = 32;
 // Every file generates on both passes, and stays stories260K's text for its
 // first 3 tokens at least (Q2_K, the coarsest, leaves it there; most 4- to
 // 6-bit mixes at the 21st token, where the f32 logits of the two best
-// tokens are 0.13 apart). The formats without integer kernels (Q2_K, Q3_K,
-// IQ4_NL, IQ4_XS) give the fast pass the reference's products bit for bit,
-// and the prompt is one token, so both passes choose alike; Q8_0, Q4_0 to
-// Q5_1 and Q4_K to Q6_K quantize the activations (Q4_0-pure's fast pass
+// tokens are 0.13 apart). The formats without integer kernels (Q2_K, Q3_K)
+// give the fast pass the reference's products bit for bit, and the prompt
+// is one token, so both passes choose alike; Q8_0, Q4_0 to Q5_1, Q4_K to
+// Q6_K, IQ4_NL and IQ4_XS quantize the activations (Q4_0-pure's fast pass
 // parts from the reference at the 29th token here).
 TEST_P(QuantizedStories, BothPassesGenerateStoriesText) {
   const Engine engine = Engine::load(stories_wide_path(GetParam()));
