@@ -1,7 +1,8 @@
 // gemv kernels for AVX-512 F/BW/VL + VNNI (+ FMA, F16C), 16 f32 lanes.
-// Built with the AVX-512 flags (engine/kernels/CMakeLists.txt); see
-// gemv_isa.h for why it keeps to raw pointers and intrinsics. The
-// grouped-rows kernel its integer formats instantiate is
+// Built with the AVX-512 flags (engine/kernels/CMakeLists.txt), as is
+// gemv_avx512_k23.cpp (Q2_K, Q3_K), which its list below names; see
+// gemv_isa.h for why they keep to raw pointers and intrinsics. The
+// grouped-rows kernel their integer formats instantiate is
 // gemv_avx512_grouped.h.
 #include <cstdint>
 #include <cstring>
@@ -329,6 +330,8 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q5_0, nullptr, gemv_grouped_batch<GroupedQ5_0>, GroupedQ5_0::kShift},
     {TensorType::Q5_1, nullptr, gemv_grouped_batch<GroupedQ5_1>, GroupedQ5_1::kShift},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
+    {TensorType::Q2_K, nullptr, gemv_grouped_q2_k, kGroupedQ2KShift},
+    {TensorType::Q3_K, nullptr, gemv_grouped_q3_k, kGroupedQ3KShift},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift},
     {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift},

@@ -30,7 +30,7 @@ namespace pdbench::gemv_detail {
 // at the activation's offsets, which take the unsigned shift back out
 // (GroupedActivation). Then one convert and one multiply-add by the 16
 // combined scales per activation and group (and one more by the mins for
-// the formats with one: Q4_1, Q5_1, Q4_K, Q5_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
+// the formats with one: Q4_1, Q5_1, Q2_K, Q4_K, Q5_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
 // little else per token, and one token is as cheap to compute as a byte
 // is to read.
 //
@@ -137,5 +137,14 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
        gemv_grouped<Format, 7, true>, gemv_grouped<Format, 8, true>}};
   if (n_x > 0) kByBatch[stream_weights ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
 }
+
+// Q2_K's and Q3_K's kernels (GroupedGemv), gemv_avx512_k23.cpp's, for
+// gemv_avx512.cpp's list; their shifts as GroupedActivation's offsets take
+// them (Q3_K's q + 4).
+void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, bool stream_weights);
+void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, bool stream_weights);
+inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4;
 
 }  // namespace pdbench::gemv_detail
