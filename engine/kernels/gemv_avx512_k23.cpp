@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_avx512_grouped.h"
+#include "engine/kernels/q3_k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -66,26 +67,19 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
   }
 };
 
-// Q3_K: header its 12 bytes of packed 6-bit scales, then d; q = low 2 bits
+// Q3_K: header its 12 bytes of packed 6-bit scales (q3_k_scales.h), then d; q = low 2 bits
 // + 4 x high bit, unsigned in 0..7 (q - 4 is the weight), the offsets are
 // -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
 // 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
 struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
-  // The scales as ggml's vec_dot_q3_K unpacks them: sub-blocks 0-7's low
-  // nibbles are bytes 0-7's low nibbles, 8-15's their high ones, and byte
-  // 8 + j % 4 holds the high 2 bits of j, j + 4, j + 8, j + 12.
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
-    uint32_t packed[3];
     uint16_t d;
-    std::memcpy(packed, h, sizeof(packed));
-    std::memcpy(&d, h + sizeof(packed), sizeof(d));
-    const auto six_bits = [&](uint32_t low, unsigned high_shift) {
-      return static_cast<int>((low & 0x0f0f0f0fu) | (((packed[2] >> high_shift) & 0x03030303u) << 4));
-    };
-    const __m128i sc = _mm_set_epi32(six_bits(packed[1] >> 4, 6), six_bits(packed[0] >> 4, 4),
-                                     six_bits(packed[1], 2), six_bits(packed[0], 0));
+    std::memcpy(&d, h + 12, sizeof(d));
+    const Q3KScales s = unpack_q3_k_scales(h);
+    const __m128i sc = _mm_set_epi32(static_cast<int>(s.word[3]), static_cast<int>(s.word[2]),
+                                     static_cast<int>(s.word[1]), static_cast<int>(s.word[0]));
     return {scaled(_mm512_sub_epi32(_mm512_cvtepu8_epi32(sc), _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
   }
   template <size_t M>
