@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "engine/kernels/dequantize.h"
@@ -151,13 +152,11 @@ float dot_sub_blocks_of_16(const Block& b, const BlockQ8Act* x) {
     int32_t scaled = 0, mins = 0;
     for (size_t half = 0; half < 2; ++half) {
       const size_t sub = 2 * a + half;
-      int32_t dot = 0, quants = 0;
-      for (size_t t = 0; t < 16; ++t) {
-        dot += Quant(b, 16 * sub + t) * x[a].qs[16 * half + t];
-        quants += x[a].qs[16 * half + t];
-      }
+      const int8_t* xq = x[a].qs + 16 * half;
+      int32_t dot = 0;
+      for (size_t t = 0; t < 16; ++t) dot += Quant(b, 16 * sub + t) * xq[t];
       scaled += Scale(b, sub) * dot;
-      if constexpr (requires { b.dmin; }) mins += (b.scales[sub] >> 4) * quants;
+      if constexpr (requires { b.dmin; }) mins += (b.scales[sub] >> 4) * std::accumulate(xq, xq + 16, int32_t{0});
     }
     sum += static_cast<float>(scaled) * (d * x[a].d);
     if constexpr (requires { b.dmin; }) sum -= static_cast<float>(mins) * (fp16_to_f32(b.dmin) * x[a].d);
