@@ -6,7 +6,7 @@
 // tested against, and run any format an ISA has none for.
 //
 // Use: prepare x once per matmul (into the weight format's activation type,
-// weight_format.h: Q8_0, Q4_0 to Q5_1 and Q4_K to Q6_K quantize it into
+// weight_format.h: Q8_0, Q4_0 to Q5_1 and Q2_K to Q6_K quantize it into
 // BlockQ8Act), then let
 // each thread of the caller's parallel region compute its own rows:
 //

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/q3_k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -186,6 +187,70 @@ __m256 iq4_xs_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   return acc;
 }
 
+// Q2_K and Q3_K, a super-block at a time: x is the first of the 8
+// activation blocks it meets. Activation block a's weights have their 2
+// low bits in bytes 32 (a / 4) .. + 31 at bits 2 (a % 4) (crumb_at), one
+// byte a weight, and Q3_K's high bits in hmask's 32 bytes at bit a
+// (high_bit_at). maddubs takes q unsigned (Q2_K) or by the sign trick
+// (Q3_K's q - 4 in [-4, 3]) into pairs of int16 (at most 2 * 4 * 127), the
+// low 128 bits sub-block 2a's, the high ones 2a + 1's, and madd weighs them
+// by their scales: ggml's integer sum per sub-block pair, then one FMA by
+// d and the activation's d per block (vec_dot_q2_K_q8_K, vec_dot_q3_K_q8_K
+// over blocks of 256).
+__m256i low_crumbs(const std::byte* qs, unsigned a) {
+  const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * (a / 4)));
+  return _mm256_and_si256(_mm256_srl_epi16(bytes, _mm_cvtsi32_si128(static_cast<int>(2 * (a % 4)))),
+                          _mm256_set1_epi8(0x03));
+}
+
+// 16 int16 of sub-block 2a's value, then 16 of 2a + 1's.
+__m256i per_half(const int16_t* of_sub, unsigned a) {
+  return _mm256_set_m128i(_mm_set1_epi16(of_sub[2 * a + 1]), _mm_set1_epi16(of_sub[2 * a]));
+}
+
+// Q2_K: w = d sc q - dmin m; the mins meet the activation as bytes, m of
+// each half times its 16 quants (the sums BlockQ8Act does not carry).
+__m256 q2_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  uint8_t packed[16];
+  std::memcpy(packed, block + offsetof(BlockQ2_K, scales), sizeof(packed));
+  int16_t sc[16];
+  for (size_t j = 0; j < 16; ++j) sc[j] = static_cast<int16_t>(packed[j] & 0x0f);
+  const float d = f16_scale(block + offsetof(BlockQ2_K, d)), dmin = f16_scale(block + offsetof(BlockQ2_K, dmin));
+  for (unsigned a = 0; a < 8; ++a) {
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
+    const __m256i q = low_crumbs(block + offsetof(BlockQ2_K, qs), a);
+    const __m256i scaled = _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), per_half(sc, a));
+    const __m256i m = _mm256_set_m128i(_mm_set1_epi8(static_cast<char>(packed[2 * a + 1] >> 4)),
+                                       _mm_set1_epi8(static_cast<char>(packed[2 * a] >> 4)));
+    const __m256i mins = dot_u8_s8(m, xq);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(scaled), _mm256_set1_ps(d * x[a].d), acc);
+    acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(dmin * x[a].d), acc);
+  }
+  return acc;
+}
+
+// Q3_K: w = d (s - 32) (q - 4), q = low 2 bits + 4 x high bit.
+__m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  const Q3KScales six_bits = unpack_q3_k_scales(block + offsetof(BlockQ3_K, scales));
+  uint8_t s[16];
+  std::memcpy(s, six_bits.word, sizeof(s));
+  int16_t sc[16];
+  for (size_t j = 0; j < 16; ++j) sc[j] = static_cast<int16_t>(s[j] - 32);
+  const __m256i hmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(BlockQ3_K, hmask)));
+  const float d = f16_scale(block + offsetof(BlockQ3_K, d));
+  for (unsigned a = 0; a < 8; ++a) {
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
+    const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << a));
+    const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit), _mm256_set1_epi8(4));
+    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), high),
+                                      _mm256_set1_epi8(4));
+    const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, per_half(sc, a))), _mm256_set1_ps(d * x[a].d),
+                          acc);
+  }
+  return acc;
+}
+
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
 // not wait on each other. A block meets Block::kElements / 32 activation
 // blocks.
@@ -233,6 +298,8 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q5_0, gemv_quant<BlockQ5_0, legacy_block<BlockQ5_0, 16>>, nullptr, 0},
     {TensorType::Q5_1, gemv_quant<BlockQ5_1, legacy_block<BlockQ5_1, 0>>, nullptr, 0},
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, q8_0_block>, nullptr, 0},
+    {TensorType::Q2_K, gemv_quant<BlockQ2_K, q2_k_block>, nullptr, 0},
+    {TensorType::Q3_K, gemv_quant<BlockQ3_K, q3_k_block>, nullptr, 0},
     {TensorType::IQ4_NL, gemv_quant<BlockIQ4_NL, iq4_nl_block>, nullptr, 0},
     {TensorType::IQ4_XS, gemv_quant<BlockIQ4_XS, iq4_xs_block>, nullptr, 0},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},

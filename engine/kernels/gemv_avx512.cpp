@@ -1,20 +1,14 @@
-// gemv kernels for AVX-512 F/BW/VL + VNNI (+ FMA, F16C), 16 f32 lanes. The
-// only file built with the AVX-512 flags (engine/kernels/CMakeLists.txt); see
-// gemv_isa.h for why it keeps to raw pointers and intrinsics.
-
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own
-// _mm512_undefined_* (GCC bug 105593, fixed in 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
+// gemv kernels for AVX-512 F/BW/VL + VNNI (+ FMA, F16C), 16 f32 lanes.
+// Built with the AVX-512 flags (engine/kernels/CMakeLists.txt), as is
+// gemv_avx512_k23.cpp (Q2_K, Q3_K), which its list below names; see
+// gemv_isa.h for why they keep to raw pointers and intrinsics. The
+// grouped-rows kernel their integer formats instantiate is
+// gemv_avx512_grouped.h.
 #include <cstdint>
 #include <cstring>
 
 #include "engine/format/quant_blocks.h"
-#include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/gemv_avx512_grouped.h"
 
 namespace pdbench::gemv_detail {
 
@@ -96,24 +90,6 @@ void gemv_float(const std::byte* w, size_t stride, size_t cols, const void* acti
     y[r] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
   }
 }
-
-// RowLayout::GroupedQuants rows (grouped_rows.h) against M activations at
-// once. Per group of 16 lanes each 64-byte chunk of weights is loaded once,
-// made unsigned (vpdpbusd multiplies u8 by s8) and meets every activation
-// in vpdpbusd, whose int32 lanes are the group's 16 lanes; the lanes start
-// at the activation's offsets, which take the unsigned shift back out
-// (GroupedActivation). Then one convert and one multiply-add by the 16
-// combined scales per activation and group (and one more by the mins for
-// the formats with one: Q4_1, Q5_1, Q4_K, Q5_K). So a batch of M costs M vpdpbusd per 64 quantized weights and
-// little else per token, and one token is as cheap to compute as a byte
-// is to read.
-//
-// A format says where its quants start after the headers, its lanes'
-// scales (and mins) for a group, and how its chunks meet the activation.
-struct Scales {
-  __m512 w;
-  __m512 min;  // times the activation's lane sums, subtracted
-};
 
 // Lanes of one block of 32 each (Q8_0, Q4_0, Q5_0): the headers are the
 // blocks' f16 scales, 2 bytes a lane, and the quants follow them.
@@ -359,104 +335,6 @@ struct GroupedIQ4_XS : Iq4GridLanes {
   }
 };
 
-// How far ahead of a group grouped_span prefetches the weights it reads
-// next: `near` into L1, `far` into L2.
-struct PrefetchDistances {
-  size_t near;
-  size_t far;
-};
-
-// Adds lane groups [g_begin, g_end) of one row into acc_out[0..M).
-template <typename Format, size_t M, bool Prefetch>
-void grouped_span(const std::byte* row, size_t n_lanes, size_t g_begin, size_t g_end, const GroupedActivation* xs,
-                  __m512* acc_out, PrefetchDistances ahead) {
-  const std::byte* group = Format::quants(row, n_lanes) + Format::kLaneBytes * g_begin;
-  __m512 acc[M];
-#pragma GCC unroll 8
-  for (size_t m = 0; m < M; ++m) acc[m] = acc_out[m];
-  for (size_t g = g_begin; g < g_end; g += 16) {
-    const size_t count = n_lanes - g < 16 ? n_lanes - g : 16;
-    const auto lanes = static_cast<__mmask16>(count == 16 ? 0xffff : (1u << count) - 1);
-    if constexpr (Prefetch)
-      for (size_t line = 0; line < 16 * Format::kLaneBytes; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.near, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.far, _MM_HINT_T1);
-      }
-    const Scales w = Format::scales(row, g, lanes);
-    __m512i dot[M];
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_load_si512(xs[m].offsets + g);
-    // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
-    Format::template add_group<M>(group, count, lanes, xs, g, dot);
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) {
-      acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[m]), _mm512_mul_ps(w.w, _mm512_load_ps(xs[m].d + g)), acc[m]);
-      if constexpr (Format::kMin) acc[m] = _mm512_fnmadd_ps(w.min, _mm512_load_ps(xs[m].sums + g), acc[m]);
-    }
-    group += Format::kLaneBytes * count;
-  }
-#pragma GCC unroll 8
-  for (size_t m = 0; m < M; ++m) acc_out[m] = acc[m];
-}
-
-// Rows go in strips of kStrip; a strip meets the activations a tile of
-// columns at a time, kTileBytes of all M activations' quants, so they stay in
-// L1 while the strip's weights (kStrip rows, in L2 between tiles) stream
-// past. Untiled, 8 activations of Llama-3.2-1B's FFN-down width (8192, 64
-// KiB of quants) spilled to L2 and held that matrix to 12.6 GB/s against
-// 21 for the others (Q8_0, BM_gemm_rows, batch 8, 2 threads). Prefetch
-// only when the rows come from memory (decode, and the first tile of
-// tokens gemm_rows runs on a block of rows), not from L2, where the
-// prefetches only take load slots: 512 tokens ran 430-490 GFLOP/s with
-// them and 550-625 without (Llama-3.2-1B Q8_0 shapes, BM_gemm_rows, 2
-// threads, AMD EPYC Zen 5). Summing 16 rows' lanes at once by shuffles
-// instead of one horizontal sum each measured slower (450-475).
-constexpr size_t kStrip = 16;
-constexpr size_t kTileBytes = 16384;
-
-template <typename Format, size_t M, bool Prefetch>
-void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
-                  size_t y_stride, size_t n_rows) {
-  constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
-  const size_t n_lanes = cols / Format::kLane;
-  __m512 partial[kStrip][M];
-  // Both levels: with only the L2 prefetch 4 KiB ahead, 8 tokens streamed
-  // 19-24 GB/s; adding the L1 one 2 KiB ahead (and the L2 one 8 KiB), 24-26
-  // (Q8_0 2048 x 2048, 2 threads, four sittings). Tiled, what a group's
-  // loads need next is the strip's next row at the same columns, and the
-  // next strip after that.
-  const PrefetchDistances ahead = n_lanes > kTileLanes ? PrefetchDistances{stride, kStrip * stride}
-                                                       : PrefetchDistances{2048, 8192};
-  for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
-    const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
-    for (size_t i = 0; i < strip; ++i)
-#pragma GCC unroll 8
-      for (size_t m = 0; m < M; ++m) partial[i][m] = _mm512_setzero_ps();
-    for (size_t g0 = 0; g0 < n_lanes; g0 += kTileLanes) {
-      const size_t g1 = n_lanes - g0 < kTileLanes ? n_lanes : g0 + kTileLanes;
-      for (size_t i = 0; i < strip; ++i)
-        grouped_span<Format, M, Prefetch>(w + (r0 + i) * stride, n_lanes, g0, g1, xs, partial[i], ahead);
-    }
-    for (size_t i = 0; i < strip; ++i)
-#pragma GCC unroll 8
-      for (size_t m = 0; m < M; ++m) y[m * y_stride + r0 + i] = _mm512_reduce_add_ps(partial[i][m]);
-  }
-}
-
-template <typename Format>
-void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                        float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
-  using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
-  static constexpr Kernel kByBatch[2][kGemvMaxBatch] = {
-      {gemv_grouped<Format, 1, false>, gemv_grouped<Format, 2, false>, gemv_grouped<Format, 3, false>,
-       gemv_grouped<Format, 4, false>, gemv_grouped<Format, 5, false>, gemv_grouped<Format, 6, false>,
-       gemv_grouped<Format, 7, false>, gemv_grouped<Format, 8, false>},
-      {gemv_grouped<Format, 1, true>, gemv_grouped<Format, 2, true>, gemv_grouped<Format, 3, true>,
-       gemv_grouped<Format, 4, true>, gemv_grouped<Format, 5, true>, gemv_grouped<Format, 6, true>,
-       gemv_grouped<Format, 7, true>, gemv_grouped<Format, 8, true>}};
-  if (n_x > 0) kByBatch[stream_weights ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
-}
-
 // One block per step: max|x| over two zmm, then vcvtps2dq (round to nearest
 // even under the default MXCSR) and vpmovdb. Bit-identical to the scalar
 // quantizer: same division, same products, same rounding.
@@ -502,6 +380,8 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q5_0, nullptr, gemv_grouped_batch<GroupedQ5_0>, GroupedQ5_0::kShift},
     {TensorType::Q5_1, nullptr, gemv_grouped_batch<GroupedQ5_1>, GroupedQ5_1::kShift},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift},
+    {TensorType::Q2_K, nullptr, gemv_grouped_q2_k, kGroupedQ2KShift},
+    {TensorType::Q3_K, nullptr, gemv_grouped_q3_k, kGroupedQ3KShift},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift},
     {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift},

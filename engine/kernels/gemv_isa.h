@@ -1,8 +1,9 @@
 #pragma once
 // Internal to the gemv kernels: each ISA's kernels, one entry per weight
 // format it has kernels for, and its activation quantizers. gemv_<isa>.cpp
-// each define one GemvKernels and are the only files compiled with that
-// ISA's flags.
+// each define one GemvKernels and, with gemv_avx512_k23.cpp (AVX-512's
+// Q2_K and Q3_K kernels, which gemv_avx512.cpp lists), are the only files
+// compiled with that ISA's flags.
 //
 // Those files must not instantiate templates or inline functions that other
 // files also instantiate (std::vector, MatrixView::row, half.h): the linker
@@ -20,7 +21,8 @@ namespace pdbench::gemv_detail {
 using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void* x, float* y, size_t n_rows);
 // x for the kernels of RowLayout::GroupedQuants rows: its Q8_32 blocks
 // rearranged (gemv.cpp prepares them) into the lanes of the weights'
-// layout (grouped_rows.h: 32 weights a lane, or 16 for Q6_K), every group
+// layout (grouped_rows.h: 32 weights a lane, or 16 for Q2_K, Q3_K and
+// Q6_K), every group
 // of 16 lanes padded with zeros:
 //   qs: per group, chunks of 64 bytes, chunk c holding bytes 4c..4c+3 of
 //     every lane in turn, like the weights' chunks.
@@ -28,10 +30,12 @@ using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void
 //   offsets: one int32 per lane, -s sum of its quants, s being the
 //     kernel's grouped_shift: the kernels read the weights as unsigned
 //     q + s (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored
-//     nibbles, q + 8, Q5_0's q + 16, Q6_K's q + 32, IQ4's grid values +
-//     128), and sum (q + s) x - s sum x = sum q x.
+//     nibbles, q + 8, Q5_0's q + 16, Q3_K's q + 4, Q6_K's q + 32, IQ4's
+//     grid values + 128), and sum (q + s) x - s sum x = sum q x.
 //   sums: each lane's d times the sum of its quants, for the formats with
-//     a min (Q4_1, Q5_1: w = d q + m; Q4_K, Q5_K: w = d sc q - dmin m).
+//     a min (Q4_1, Q5_1: w = d q + m; Q2_K, Q4_K, Q5_K: w = d sc q -
+//     dmin m). Q2_K's mins cover its sub-blocks of 16, the lanes, so its
+//     lane sums are what BlockQ8Act's sum of 32 is not.
 struct GroupedActivation {
   const BlockQ8Act* blocks;  // as quantized: what the scalar kernels read
   const int8_t* qs;

@@ -1,6 +1,6 @@
 #pragma once
 // A weight matrix in the layout the decode gemv of one ISA reads fastest.
-// The AVX-512 kernels read Q8_0, Q4_0 to Q5_1 and Q4_K to Q6_K rows regrouped
+// The AVX-512 kernels read Q8_0, Q4_0 to Q5_1 and Q2_K to Q6_K rows regrouped
 // (RowLayout::GroupedQuants, grouped_rows.h), and only so: a copy made once
 // at load, byte for byte the size of the file's rows. Every other format and ISA reads the file's rows
 // in place.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "engine/kernels/dequantize.h"
@@ -37,26 +38,6 @@ void gemv_elementwise(const std::byte* w, size_t stride, size_t cols, const void
 }
 
 float identity(float v) { return v; }
-
-// A block at a time dequantized by the format's reference, then the f32
-// dot product in column order: ref::matmul's sum, bit for bit. For the
-// formats without integer kernels yet (Q2_K, Q3_K: their activation is
-// F32).
-template <typename Block>
-void gemv_dequantized(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y,
-                      size_t n_rows) {
-  const auto* x = static_cast<const float*>(activation);
-  float values[Block::kElements];
-  for (size_t r = 0; r < n_rows; ++r) {
-    const std::byte* row = w + r * stride;
-    float sum = 0.0f;
-    for (size_t b = 0; b < cols / Block::kElements; ++b) {
-      ref::dequantize_block(load<Block>(row + b * sizeof(Block)), values);
-      for (size_t j = 0; j < Block::kElements; ++j) sum += values[j] * x[b * Block::kElements + j];
-    }
-    y[r] = sum;
-  }
-}
 
 // Q8_0 on Q8_32 activations: d times the block's integer dot product.
 float dot_q8_0(const BlockQ8_0& b, const BlockQ8Act* x) {
@@ -153,6 +134,43 @@ float dot_iq4_xs(const BlockIQ4_XS& b, const BlockQ8Act* x) {
   return sum;
 }
 
+// Q2_K and Q3_K on Q8_32 activations, as ggml's vec_dot_q2_K_q8_K and
+// vec_dot_q3_K_q8_K combine them (over activation blocks of 256 there, of
+// 32 here): the two sub-blocks of 16 that meet one activation block sum
+// their integer dot products times their scales into one integer, times d
+// and the block's d. Q2_K (w = d sc q - dmin m) then takes off dmin times
+// the integer sum of each sub-block's m times the sum of its 16 activation
+// quants. BlockQ8Act's sum covers 32 (ggml's Q8_K carries sums of 16, its
+// bsums), so each half's sum is added here from qs: 16 adds per 16
+// products, where a sum per 16 in every block would cost every format 8
+// more bytes per 32 activations. The grouped kernels read them ready made:
+// their lanes are the sub-blocks (GroupedActivation::sums).
+int q2_k_quant(const BlockQ2_K& b, size_t e) { return static_cast<int>(field(b.qs, crumb_at(e), 2)); }
+int q2_k_scale(const BlockQ2_K& b, size_t sub) { return b.scales[sub] & 0xf; }
+int q3_k_quant(const BlockQ3_K& b, size_t e) {
+  return static_cast<int>(field(b.qs, crumb_at(e), 2)) - (field(b.hmask, high_bit_at(e), 1) ? 0 : 4);
+}
+int q3_k_scale_of(const BlockQ3_K& b, size_t sub) { return q3_k_scale(b.scales, sub) - 32; }
+template <typename Block, int (*Quant)(const Block&, size_t), int (*Scale)(const Block&, size_t)>
+float dot_sub_blocks_of_16(const Block& b, const BlockQ8Act* x) {
+  const float d = fp16_to_f32(b.d);
+  float sum = 0.0f;
+  for (size_t a = 0; a < 8; ++a) {
+    int32_t scaled = 0, mins = 0;
+    for (size_t half = 0; half < 2; ++half) {
+      const size_t sub = 2 * a + half;
+      const int8_t* xq = x[a].qs + 16 * half;
+      int32_t dot = 0;
+      for (size_t t = 0; t < 16; ++t) dot += Quant(b, 16 * sub + t) * xq[t];
+      scaled += Scale(b, sub) * dot;
+      if constexpr (requires { b.dmin; }) mins += (b.scales[sub] >> 4) * std::accumulate(xq, xq + 16, int32_t{0});
+    }
+    sum += static_cast<float>(scaled) * (d * x[a].d);
+    if constexpr (requires { b.dmin; }) sum -= static_cast<float>(mins) * (fp16_to_f32(b.dmin) * x[a].d);
+  }
+  return sum;
+}
+
 // The integer formats on Q8_32 activations, a file block at a time (the
 // Block::kElements / 32 activation blocks it meets). Each block's integer
 // dot products are exact; only their scaled sums round.
@@ -228,8 +246,8 @@ constexpr FormatGemv kFormats[] = {
     integer_format<TensorType::Q5_0, gemv_blocks<BlockQ5_0, dot_legacy<BlockQ5_0, 16>>>(),
     integer_format<TensorType::Q5_1, gemv_blocks<BlockQ5_1, dot_legacy<BlockQ5_1, 0>>>(),
     integer_format<TensorType::Q8_0, gemv_blocks<BlockQ8_0, dot_q8_0>>(),
-    {TensorType::Q2_K, gemv_dequantized<BlockQ2_K>, nullptr, 0},
-    {TensorType::Q3_K, gemv_dequantized<BlockQ3_K>, nullptr, 0},
+    integer_format<TensorType::Q2_K, gemv_blocks<BlockQ2_K, dot_sub_blocks_of_16<BlockQ2_K, q2_k_quant, q2_k_scale>>>(),
+    integer_format<TensorType::Q3_K, gemv_blocks<BlockQ3_K, dot_sub_blocks_of_16<BlockQ3_K, q3_k_quant, q3_k_scale_of>>>(),
     integer_format<TensorType::Q4_K, gemv_blocks<BlockQ4_K, dot_q45_k<BlockQ4_K, q4_k_quant>>>(),
     integer_format<TensorType::Q5_K, gemv_blocks<BlockQ5_K, dot_q45_k<BlockQ5_K, q5_k_quant>>>(),
     integer_format<TensorType::Q6_K, gemv_blocks<BlockQ6_K, dot_q6_k>>(),

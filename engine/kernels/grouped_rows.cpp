@@ -20,7 +20,7 @@ struct GroupedForm {
   TensorType type;
   size_t header_bytes;
   size_t lanes;       // per block
-  size_t lane_bytes;  // a multiple of kChunkBytes
+  size_t lane_bytes;  // a multiple of kChunkBytes, or 2 more (Q3_K)
   void (*split)(const std::byte* block, std::byte* header, uint8_t* lanes);
   void (*join)(const std::byte* header, const uint8_t* lanes, std::byte* block);
 };
@@ -100,13 +100,17 @@ void join_q5(const std::byte* header, const uint8_t* lanes, std::byte* block) {
   std::memcpy(block, &b, sizeof(b));
 }
 
+// Weight t (0..15) of a lane of 16 keeps 2 bits at byte first + t % 4,
+// bits 2 (t / 4): Q2_K's and Q3_K's low bits at 0, Q6_K's high ones at 8.
+BitField lane_crumb_at(size_t first, size_t t) { return {first + t % 4, static_cast<unsigned>(2 * (t / 4))}; }
+
 // Q6_K: the sub-block scales and d are the header; each sub-block of 16
 // weights is a lane of 12 bytes (grouped_rows.h). Weight t (0..15) of a
 // lane: its low nibble in byte (t % 4) + 4 ((t / 4) % 2), shifted by 4
 // (t / 8); its high 2 bits in byte 8 + t % 4 at bit 2 (t / 4).
 constexpr size_t kQ6KHeader = sizeof(BlockQ6_K) - offsetof(BlockQ6_K, scales);
 BitField q6_lane_nibble_at(size_t t) { return {t % 4 + 4 * ((t / 4) % 2), static_cast<unsigned>(4 * (t / 8))}; }
-BitField q6_lane_crumb_at(size_t t) { return {8 + t % 4, static_cast<unsigned>(2 * (t / 4))}; }
+BitField q6_lane_crumb_at(size_t t) { return lane_crumb_at(8, t); }
 void split_q6_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
   BlockQ6_K b;
   std::memcpy(&b, block, sizeof(b));
@@ -132,6 +136,67 @@ void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) 
 constexpr size_t kIq4XsHeader = offsetof(BlockIQ4_XS, qs);
 static_assert(kIq4XsHeader == 8 && sizeof(BlockIQ4_XS) == kIq4XsHeader + 128);
 
+// Q2_K and Q3_K: the scales and d (and Q2_K's dmin) are the header; each
+// sub-block of 16 weights is a lane (grouped_rows.h): 4 bytes of its 2-bit
+// quants (lane_crumb_at), and for Q3_K 2 bytes of its high bits, weight t's
+// at bit 4 (t % 4) + t / 4.
+constexpr size_t kQ2KHeader = sizeof(BlockQ2_K::scales) + 4;
+constexpr size_t kQ3KHeader = sizeof(BlockQ3_K) - offsetof(BlockQ3_K, scales);
+static_assert(sizeof(BlockQ2_K) == offsetof(BlockQ2_K, d) + 4, "Q2_K's d and dmin end its block");
+BitField q3_lane_high_bit_at(size_t t) { return {4 + t % 4 / 2, static_cast<unsigned>(4 * (t % 2) + t / 4)}; }
+
+// Splitting moves the fields from the file block into the header and
+// lanes, joining back: one function for both directions.
+template <bool kSplit, typename T>
+using From = std::conditional_t<kSplit, T*, const T*>;
+
+template <bool kSplit>
+void move_field(uint8_t* file, BitField in_file, From<kSplit, uint8_t> lane, BitField in_lane, unsigned bits) {
+  if constexpr (kSplit)
+    put_field(lane, in_lane, field(file, in_file, bits));
+  else
+    put_field(file, in_file, field(lane, in_lane, bits));
+}
+template <bool kSplit>
+void move_bytes(std::byte* file, From<kSplit, std::byte> header, size_t bytes) {
+  if constexpr (kSplit)
+    std::memcpy(header, file, bytes);
+  else
+    std::memcpy(file, header, bytes);
+}
+
+template <bool kSplit>
+void move_q2_k(BlockQ2_K& b, From<kSplit, std::byte> header, From<kSplit, uint8_t> lanes) {
+  auto* bytes = reinterpret_cast<std::byte*>(&b);
+  move_bytes<kSplit>(bytes, header, sizeof(b.scales));
+  move_bytes<kSplit>(bytes + offsetof(BlockQ2_K, d), header + sizeof(b.scales), 4);
+  for (size_t e = 0; e < kSuperBlock; ++e)
+    move_field<kSplit>(b.qs, crumb_at(e), lanes + 4 * (e / 16), lane_crumb_at(0, e % 16), 2);
+}
+template <bool kSplit>
+void move_q3_k(BlockQ3_K& b, From<kSplit, std::byte> header, From<kSplit, uint8_t> lanes) {
+  move_bytes<kSplit>(reinterpret_cast<std::byte*>(&b) + offsetof(BlockQ3_K, scales), header, kQ3KHeader);
+  for (size_t e = 0; e < kSuperBlock; ++e) {
+    const auto lane = lanes + 6 * (e / 16);
+    move_field<kSplit>(b.qs, crumb_at(e), lane, lane_crumb_at(0, e % 16), 2);
+    move_field<kSplit>(b.hmask, high_bit_at(e), lane, q3_lane_high_bit_at(e % 16), 1);
+  }
+}
+
+template <typename Block, size_t kLaneBytes, void (*Move)(Block&, std::byte*, uint8_t*)>
+void split_by(const std::byte* block, std::byte* header, uint8_t* lanes) {
+  Block b;
+  std::memcpy(&b, block, sizeof(b));
+  std::memset(lanes, 0, 16 * kLaneBytes);
+  Move(b, header, lanes);
+}
+template <typename Block, void (*Move)(Block&, const std::byte*, const uint8_t*)>
+void join_by(const std::byte* header, const uint8_t* lanes, std::byte* block) {
+  Block b{};
+  Move(b, header, lanes);
+  std::memcpy(block, &b, sizeof(b));
+}
+
 constexpr GroupedForm kForms[] = {
     {TensorType::Q4_0, 2, 1, 16, split_scale_first<2, 16>, join_scale_first<2, 16>},
     {TensorType::Q4_1, 4, 1, 16, split_scale_first<4, 16>, join_scale_first<4, 16>},
@@ -140,6 +205,8 @@ constexpr GroupedForm kForms[] = {
     {TensorType::Q8_0, 2, 1, 32, split_scale_first<2, 32>, join_scale_first<2, 32>},
     {TensorType::Q4_K, kQ45KHeader, 8, 16, split_q45_k<BlockQ4_K>, join_q45_k<BlockQ4_K>},
     {TensorType::Q5_K, kQ45KHeader, 8, 20, split_q45_k<BlockQ5_K>, join_q45_k<BlockQ5_K>},
+    {TensorType::Q2_K, kQ2KHeader, 16, 4, split_by<BlockQ2_K, 4, move_q2_k<true>>, join_by<BlockQ2_K, move_q2_k<false>>},
+    {TensorType::Q3_K, kQ3KHeader, 16, 6, split_by<BlockQ3_K, 6, move_q3_k<true>>, join_by<BlockQ3_K, move_q3_k<false>>},
     {TensorType::Q6_K, kQ6KHeader, 16, 12, split_q6_k, join_q6_k},
     {TensorType::IQ4_NL, 2, 1, 16, split_scale_first<2, 16>, join_scale_first<2, 16>},
     {TensorType::IQ4_XS, kIq4XsHeader, 8, 16, split_scale_first<kIq4XsHeader, 128>,
@@ -158,11 +225,15 @@ const GroupedForm& form(TensorType type) {
   return *f;
 }
 
+// A lane's chunks: 4 bytes each, but for a last one of 2 (Q3_K's lanes of 6).
+size_t chunks(const GroupedForm& f) { return (f.lane_bytes + kChunkBytes - 1) / kChunkBytes; }
+size_t chunk_bytes(const GroupedForm& f, size_t k) { return std::min(kChunkBytes, f.lane_bytes - k * kChunkBytes); }
+
 // Where lane `lane`'s chunk k sits among a row's lanes (grouped_rows.h).
 size_t chunk_offset(const GroupedForm& f, size_t n_lanes, size_t lane, size_t k) {
   const size_t group_first = lane / kGroupLanes * kGroupLanes;
   const size_t group_size = std::min(kGroupLanes, n_lanes - group_first);
-  return group_first * f.lane_bytes + k * kChunkBytes * group_size + (lane - group_first) * kChunkBytes;
+  return group_first * f.lane_bytes + k * kChunkBytes * group_size + (lane - group_first) * chunk_bytes(f, k);
 }
 
 }  // namespace
@@ -179,9 +250,9 @@ void group_row(TensorType type, const std::byte* file_row, std::byte* grouped, s
   for (size_t b = 0; b < n_blocks; ++b) {
     f.split(file_row + b * traits(type).block_bytes, grouped + b * f.header_bytes, block_lanes);
     for (size_t t = 0; t < f.lanes; ++t)
-      for (size_t k = 0; k < f.lane_bytes / kChunkBytes; ++k)
+      for (size_t k = 0; k < chunks(f); ++k)
         std::memcpy(lanes + chunk_offset(f, n_lanes, b * f.lanes + t, k), block_lanes + t * f.lane_bytes + k * kChunkBytes,
-                    kChunkBytes);
+                    chunk_bytes(f, k));
   }
 }
 
@@ -192,9 +263,9 @@ void ungroup_row(TensorType type, const std::byte* grouped, std::byte* file_row,
   uint8_t block_lanes[16 * 32];
   for (size_t b = 0; b < n_blocks; ++b) {
     for (size_t t = 0; t < f.lanes; ++t)
-      for (size_t k = 0; k < f.lane_bytes / kChunkBytes; ++k)
+      for (size_t k = 0; k < chunks(f); ++k)
         std::memcpy(block_lanes + t * f.lane_bytes + k * kChunkBytes, lanes + chunk_offset(f, n_lanes, b * f.lanes + t, k),
-                    kChunkBytes);
+                    chunk_bytes(f, k));
     f.join(grouped + b * f.header_bytes, block_lanes, file_row + b * traits(type).block_bytes);
   }
 }

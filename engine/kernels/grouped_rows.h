@@ -4,9 +4,11 @@
 // block splits into a header (its scales, byte for byte) and lanes, the
 // runs of weights one int32 lane of vpdpbusd sums: a block of 32 (Q8_0,
 // Q4_0 to Q5_1, IQ4_NL) is one lane, a Q4_K, Q5_K or IQ4_XS super-block 8
-// lanes of 32 weights, a Q6_K one 16 of 16. The row is every block's header in order, then the lanes in groups of 16,
-// each group as chunks of 4n bytes (n lanes in the group, 16 but for a
-// row's last group): chunk k holds bytes 4k..4k+3 of every lane in turn.
+// lanes of 32 weights, a Q2_K, Q3_K or Q6_K one 16 of 16. The row is every
+// block's header in order, then the lanes in groups of 16, each group as
+// chunks of 4n bytes (n lanes in the group, 16 but for a row's last group):
+// chunk k holds bytes 4k..4k+3 of every lane in turn (a lane of 6 bytes,
+// Q3_K's, ends in a chunk of 2n bytes, bytes 4..5 of every lane).
 // So one 64-byte load brings 4 bytes of 16 lanes, and after a group's
 // chunks every lane's integer dot product sits in its own lane, ready for
 // one multiply by the 16 lanes' scales.
@@ -24,6 +26,12 @@
 //   Q5_K: Q4_K's 16 bytes, then a 5th chunk of the fifth bits: byte i
 //     holds those of weights i, 4+i, 8+i, 12+i at bits 0-3 and of 16+i,
 //     20+i, 24+i, 28+i at bits 4-7 (chunk k's weights at bits k and 4+k).
+//   Q2_K: 16 weights e0..e15 of 2 bits in one chunk: byte i holds e_i,
+//     e_{4+i}, e_{8+i}, e_{12+i} at bits 0, 2, 4, 6 (the header is the 16
+//     packed scales and mins, d and dmin).
+//   Q3_K: their low 2 bits as Q2_K's, then a chunk of 2 bytes of their
+//     high bits: e_{4p+i}'s at bit 4i + p (the header is the 12 bytes of
+//     packed scales and d).
 //   Q6_K: 16 weights e0..e15 of 6 bits in 3 chunks: chunk 0 byte i holds
 //     the low nibbles of e_i (low) and e_{8+i} (high), chunk 1 those of
 //     e_{4+i} and e_{12+i}, chunk 2 byte i the high 2 bits of e_i, e_{4+i},

@@ -32,13 +32,10 @@ constexpr WeightFormat kFormats[] = {
      ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q8_0, ref::dequantize_blocks<BlockQ8_0>, ref::quantize_blocks<BlockQ8_0>, first_non_finite_q8_0,
      ActivationType::Q8_32, GemmPrecision::Int8},
-    // Q2_K, Q3_K: correct, not yet fast. Their GEMV
-    // dequantizes a block at a time and multiplies in f32; their prefill
-    // runs on an f32 copy. Every other quantized format has integer kernels.
     {TensorType::Q2_K, ref::dequantize_blocks<BlockQ2_K>, ref::quantize_blocks<BlockQ2_K>, first_non_finite_q2_k,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q3_K, ref::dequantize_blocks<BlockQ3_K>, ref::quantize_blocks<BlockQ3_K>, first_non_finite_q3_k,
-     ActivationType::F32, GemmPrecision::F32},
+     ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q4_K, ref::dequantize_blocks<BlockQ4_K>, ref::quantize_blocks<BlockQ4_K>, first_non_finite_q4_k,
      ActivationType::Q8_32, GemmPrecision::Int8},
     {TensorType::Q5_K, ref::dequantize_blocks<BlockQ5_K>, ref::quantize_blocks<BlockQ5_K>, first_non_finite_q5_k,

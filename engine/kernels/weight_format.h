@@ -34,8 +34,9 @@ inline constexpr size_t kActivationTypeCount = 2;
 // like ggml's q8_1: x[j] ~= d * qs[j], |qs[j]| <= 127 (never -128, which the
 // AVX2 Q8_0 kernel's sign trick relies on), and sum = sum of qs for the
 // offsets (Q4_0's 8, Q5_0's 16) and the mins (d sum, ggml's q8_1 s: Q4_1's
-// and Q5_1's m, Q4_K's and Q5_K's dmin). The scale stays f32 (ggml rounds it to f16) so the activation
-// error is only the rounding of qs.
+// and Q5_1's m, Q4_K's and Q5_K's dmin; Q2_K's mins cover 16 weights, whose
+// sums its kernels take from qs). The scale stays f32 (ggml rounds it to
+// f16) so the activation error is only the rounding of qs.
 struct BlockQ8Act {
   float d;
   int32_t sum;
@@ -65,11 +66,10 @@ struct WeightFormat {
   std::optional<uint64_t> (*first_non_finite)(std::span<const std::byte> data);
   ActivationType activation;  // what its GEMV kernels take
   // Its prefill's compute type when memory is short: Int8 for the formats
-  // with integer dot products on their own blocks (Q8_0, Q4_0 to Q5_1, Q4_K
+  // with integer dot products on their own blocks (Q8_0, Q4_0 to Q5_1, Q2_K
   // to Q6_K, IQ4_NL, IQ4_XS: gemm_rows),
   // BF16 for the 16-bit floats, which run F32 while memory allows
-  // (float_gemm_precision), F32 for F32 and for the quantized formats
-  // without integer kernels yet (oneDNN on their dequantized values).
+  // (float_gemm_precision), F32 for F32.
   GemmPrecision gemm;
 };
 

@@ -2,7 +2,7 @@
 // The optimized forward pass: one layer loop over the tokens in flight (a
 // decode token, a batch of them, or prompts), each matrix product chosen
 // per call by the size of that batch and the matrix's format:
-//   - Q8_0, Q4_0 to Q5_1 and Q4_K to Q6_K run their own integer dot products
+//   - Q8_0, Q4_0 to Q5_1 and Q2_K to Q6_K run their own integer dot products
 //     for any number of tokens (gemm_rows: the weights' block scales kept,
 //     activations quantized per block of 32, as llama.cpp does), from the
 //     copy the GEMV kernels read (GemvMatrix), read once per call;

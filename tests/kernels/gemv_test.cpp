@@ -99,26 +99,25 @@ double activation_error(const Weights& w, int64_t r, const float* x, const GemvA
 // Both sum n products in f32 in different orders. Stored weights convert to
 // f32 exactly (f16, bf16, and d * q of Q8_0, Q4_0, Q5_0, IQ4_NL: an 11-bit
 // scale times a <= 8-bit integer; IQ4_XS's d (s - 32) v, at most 11 + 5 + 7
-// bits), or, for the formats the kernels dequantize with the reference
-// (Q2_K, Q3_K), to the same f32 values, so only the sums round. A sum of n
-// terms has error at most n u sum|w||x| (Higham, Accuracy and Stability,
-// 3.1), but the roundings behave like a random walk and stay near sqrt(n) u
-// sum|w||x|; 4 sqrt(n) u sum|w||x| for the two sums together is the bound
-// for f32, f16 and bf16 (bf16 and f16 weights meet f32 activations: no
-// activation error).
+// bits), so only the sums round. A sum of n terms has error at most n u
+// sum|w||x| (Higham, Accuracy and Stability, 3.1), but the roundings behave
+// like a random walk and stay near sqrt(n) u sum|w||x|; 4 sqrt(n) u
+// sum|w||x| for the two sums together is the bound for f32, f16 and bf16
+// (bf16 and f16 weights meet f32 activations: no activation error).
 //
-// Formats whose activation is quantized (Q8_0, Q4_0 to Q5_1, Q4_K to Q6_K,
+// Formats whose activation is quantized (Q8_0, Q4_0 to Q5_1, Q2_K to Q6_K,
 // IQ4_NL and IQ4_XS take Q8_32 blocks) multiply by x' instead of x, which
 // adds at most sum |w| |x - x'| (for Q8_32, |x_j - x'_j| <= d_b (1/2 +
 // 2^-15): ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa). Their
-// integer block sums are exact; the per-block scaling (for the K-quants d
-// sc and dmin m, for IQ4_XS d (s - 32), each exact in f32, times the
-// activation's scale) rounds three times more per block than the sum
-// counts, well inside doubling the float term to 8 sqrt(n) u sum|w||x|.
-// Q4_1 and Q5_1 multiply d q + m unrounded where the reference rounds it
-// once (u |w| more), and a block's two terms, d q x' and m x' summed apart,
-// may each be about twice its sum |w||x'|, as d q and m cancel: their
-// roundings stay inside the doubling too.
+// integer block sums are exact (Q2_K and Q3_K sum two sub-blocks' sc times
+// their dots, and Q2_K's m times their quants, in int32 before scaling);
+// the per-block scaling (for the K-quants d sc and dmin m, for IQ4_XS d (s -
+// 32), each exact in f32, times the activation's scale) rounds three times
+// more per block than the sum counts, well inside doubling the float term
+// to 8 sqrt(n) u sum|w||x|. Q4_1 and Q5_1 multiply d q + m unrounded where
+// the reference rounds it once (u |w| more), and a block's two terms, d q x'
+// and m x' summed apart, may each be about twice its sum |w||x'|, as d q and
+// m cancel: their roundings stay inside the doubling too.
 float error_bound(const Weights& w, int64_t r, const float* x, const GemvActivation& act) {
   const double sums = sum_rounding_bound(w, r, std::vector<double>(x, x + w.view.cols));
   if (!quantizes_activation(w.view.type)) return static_cast<float>(sums);
@@ -248,11 +247,12 @@ TEST_P(GemvGroupedTest, RegroupedRowsMatchFileRows) {
   }
 }
 
-// The layout each ISA reads follows its kernels; AVX-512 reads the blocks
-// of 32 (Q8_0, Q4_0 to Q5_1, IQ4_NL) and IQ4_XS regrouped only, which is
-// what the decode speed rests on.
+// The layout each ISA reads follows its kernels; AVX-512 reads the integer
+// formats (Q8_0, Q4_0 to Q5_1, Q2_K to Q6_K, IQ4_NL, IQ4_XS) regrouped only,
+// which is what the decode speed rests on.
 TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
   for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
+                          TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K,
                           TensorType::IQ4_NL, TensorType::IQ4_XS})
     EXPECT_EQ(gemv_layout(type, Isa::Avx512), RowLayout::GroupedQuants) << traits(type).name;
   for (const WeightFormat& format : weight_formats())

@@ -46,6 +46,8 @@ TEST(GroupedRows, LanesAreSubBlocks) {
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_1), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q5_0), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q5_1), 32u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q2_K), 16u);
+  EXPECT_EQ(grouped_lane_elements(TensorType::Q3_K), 16u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q4_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q5_K), 32u);
   EXPECT_EQ(grouped_lane_elements(TensorType::Q6_K), 16u);

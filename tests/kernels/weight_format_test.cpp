@@ -42,8 +42,7 @@ TEST(WeightFormat, TraitsAgree) {
     EXPECT_GT(stored.block_bytes, 0u);
     // Floats are multiplied as floats. A quantized format's dot products
     // take quantized activations where it has integer kernels, and then its
-    // prefill is integer too; the formats without them yet (Q2_K, Q3_K)
-    // take x itself and prefill on an f32 copy.
+    // prefill is integer too (every quantized format has them now).
     const bool quantized = stored.block_size > 1;
     EXPECT_TRUE(quantized || format.activation == ActivationType::F32);
     EXPECT_EQ(format.gemm == GemmPrecision::Int8, format.activation != ActivationType::F32);

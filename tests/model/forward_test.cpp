@@ -65,9 +65,7 @@ class SyntheticModels : public ::testing::Test {
 
 // Error bounds of the fast path relative to the reference, as a fraction of
 // the largest logit. F32 files, and the prefill of F16/BF16 files (f32
-// GEMMs on exactly widened weights), and the formats without integer
-// kernels (Q2_K, Q3_K: f32 products of their dequantized values in decode
-// and prefill): sums only reorder (observed ~1e-6).
+// GEMMs on exactly widened weights): sums only reorder (observed ~1e-6).
 // Otherwise the integer formats quantize activations to int8 per block of
 // 32 (half a step of max/127) in prefill and decode alike, and decode of 16-bit
 // weights rounds them to bf16; the errors stay well under 1% of the
@@ -95,7 +93,7 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
 }
 
 // Tokens in flight of the blocks of 32 (Q8_0, Q4_0 to Q5_1, IQ4_NL) and of
-// IQ4_XS, any number of them, go through gemm_rows, which gives each token the bits the one-token
+// Q2_K, Q3_K and IQ4_XS, any number of them, go through gemm_rows, which gives each token the bits the one-token
 // GEMV gives it; only attention sums in another order. With activations quantized per token
 // instead of per 32 (oneDNN's s8 GEMM, which prefill once ran) the logits
 // would move by ~1e-3 of their range, so the 1e-5 bound also shows which
@@ -104,8 +102,9 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
 // prompt alone and, token by token, against decoding it one at a time.
 // Only where the selected ISA has the batch GEMV (not under PDBENCH_ISA=avx2).
 TEST_F(SyntheticModels, QuantizedTokensInFlightGetTheirOneTokenLogits) {
-  for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
-                          TensorType::IQ4_NL, TensorType::IQ4_XS}) {
+  for (TensorType type :
+       {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q2_K,
+        TensorType::Q3_K, TensorType::IQ4_NL, TensorType::IQ4_XS}) {
     SCOPED_TRACE(traits(type).name);
     if (!gemv_batches(MatrixView{type, 1, 32, nullptr, gemv_layout(type)}))
       GTEST_SKIP() << isa_name(selected_isa()) << " has no batch GEMV for " << traits(type).name;

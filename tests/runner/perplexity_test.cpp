@@ -148,22 +148,19 @@ TEST(Perplexity, KvCacheTypeMovesTheFiguresByItsRounding) {
 // The fast pass on every quantized fixture file against the f32 file's
 // reference pass, no less accurate than llama.cpp on the same files (issues
 // 20, 21): mean KLD at most 1.1x llama.cpp's and PPL within 1% of its,
-// prefill and decode. The integer paths (Q8_0, Q4_0 to Q5_1, Q4_K, Q5_K,
-// Q6_K, IQ4_NL, IQ4_XS) keep the weights' block scales (and mins) and
-// round activations to int8 per block of 32, as llama.cpp's dot products
-// do (per 256 for the K-quants and IQ4_XS): observed Q8_0 1.07x, Q4_0-pure
-// 0.99x, Q4_1 0.99x, Q5_0 0.98x, Q5_1 0.98x, Q4_K_M 0.99x, Q5_K_M 0.98x,
-// Q6_K 0.95x, IQ4_NL 1.00x, IQ4_XS 1.00x; those on f32 activations
-// 0.96-0.99x. The prefill once requantized weights with one scale per row
-// and activations with one per token (oneDNN's s8 GEMM), which gave Q8_0
-// 1.8x. Every file whose matrices run integer kernels, and one that runs
-// on f32 activations (Q3_K_M for the K-quant mixes), 13 s of CPU each;
-// `pdbench perplexity` measured Q2_K alike.
+// prefill and decode. The integer paths (every quantized format) keep the
+// weights' block scales (and mins) and round activations to int8 per block
+// of 32, as llama.cpp's dot products do (per 256 for the K-quants and
+// IQ4_XS): observed Q8_0 1.07x, Q4_0-pure 0.99x, Q4_1 0.99x, Q5_0 0.98x,
+// Q5_1 0.98x, Q2_K 1.00x, Q3_K_M 0.99x, Q4_K_M 0.99x, Q5_K_M 0.98x, Q6_K
+// 0.95x, IQ4_NL 1.00x, IQ4_XS 1.00x. The prefill once requantized weights
+// with one scale per row and activations with one per token (oneDNN's s8
+// GEMM), which gave Q8_0 1.8x. Every file, 13 s of CPU each.
 TEST(Perplexity, FastPassOnQuantizedFilesStaysNearLlamaCpp) {
   const OneThread one_thread;
   const Engine f32 = Engine::load(wide("f32"));
   for (const std::string type : {"Q8_0", "Q4_0-pure", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q4_K_M", "Q5_K_S",
-                                 "Q5_K_M", "Q6_K", "IQ4_NL", "IQ4_XS", "Q3_K_M"}) {
+                                 "Q5_K_M", "Q6_K", "Q2_K", "Q3_K_M", "IQ4_NL", "IQ4_XS"}) {
     const Engine engine = Engine::load(wide(type));
     require_same_vocabulary(engine, f32);
     const LlamaCppFigures want = llama_cpp_figures(type);

@@ -1,0 +1,111 @@
+// Q2_K and Q3_K gemv kernels for AVX-512 VNNI: the grouped-rows kernel
+// (gemv_avx512_grouped.h) on their lanes of 16 (grouped_rows.h), listed in
+// gemv_avx512.cpp's formats. Built with the AVX-512 flags
+// (engine/kernels/CMakeLists.txt), in a file of their own to keep that one
+// short.
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/gemv_avx512_grouped.h"
+#include "engine/kernels/q3_k_scales.h"
+
+namespace pdbench::gemv_detail {
+
+namespace {
+
+// A group is one super-block, its 16 sub-blocks the lanes; its first chunk
+// holds every lane's 2-bit quants, plane p (bits 2p of each byte) weights
+// 4p..4p+3 of each lane, which meet the activation's chunk p.
+__m512i crumb_plane(__m512i chunk, unsigned p) {
+  return _mm512_and_si512(_mm512_srli_epi16(chunk, 2 * p), _mm512_set1_epi8(0x03));
+}
+
+// The four planes' quants (plane(p), unsigned bytes) into every
+// activation's dot products.
+template <size_t M, typename Plane>
+void add_planes(const GroupedActivation* xs, size_t g, __m512i* dot, Plane plane) {
+#pragma GCC unroll 4
+  for (unsigned p = 0; p < 4; ++p) {
+    const __m512i q = plane(p);
+#pragma GCC unroll 8
+    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_dpbusd_epi32(dot[m], q, _mm512_load_si512(xs[m].qs + 16 * g + 64 * p));
+  }
+}
+
+__m512 scaled(__m512i ints, uint16_t f16_scale) {
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(ints), _mm512_set1_ps(_cvtsh_ss(f16_scale)));
+}
+
+// Lanes of 16, kBytes each, after the row's headers, kHeader bytes a
+// super-block (one group); q + kUnsignedShift unsigned, and a min or not.
+template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin>
+struct SuperBlockLanes {
+  static constexpr size_t kLane = 16, kLaneBytes = kBytes;
+  static constexpr int32_t kShift = kUnsignedShift;
+  static constexpr bool kMin = kHasMin;
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kHeader * (n_lanes / 16); }
+  static const std::byte* header(const std::byte* row, size_t g) { return row + kHeader * (g / 16); }
+};
+
+// Q2_K: header 16 bytes of scales (4-bit sc low, 4-bit m high) then d and
+// dmin; q in 0..3 unsigned as stored, w = d sc q - dmin m, the min times
+// the activation's lane sums.
+struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
+  static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
+    const std::byte* h = header(row, g);
+    uint16_t d_dmin[2];
+    std::memcpy(d_dmin, h + 16, sizeof(d_dmin));
+    const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)));
+    return {scaled(_mm512_and_si512(sc, _mm512_set1_epi32(0x0f)), d_dmin[0]),
+            scaled(_mm512_srli_epi32(sc, 4), d_dmin[1])};
+  }
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t /*count*/, __mmask16 /*lanes*/, const GroupedActivation* xs,
+                        size_t g, __m512i* dot) {
+    const __m512i crumbs = _mm512_loadu_si512(group);
+    add_planes<M>(xs, g, dot, [&](unsigned p) { return crumb_plane(crumbs, p); });
+  }
+};
+
+// Q3_K: header its 12 bytes of packed 6-bit scales (q3_k_scales.h), then d; q = low 2 bits
+// + 4 x high bit, unsigned in 0..7 (q - 4 is the weight), the offsets are
+// -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
+// spread so that byte i holds nibble i (the high bits of weights i, 4+i,
+// 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
+struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
+  static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
+    const std::byte* h = header(row, g);
+    uint16_t d;
+    std::memcpy(&d, h + 12, sizeof(d));
+    const Q3KScales s = unpack_q3_k_scales(h);
+    const __m128i sc = _mm_set_epi32(static_cast<int>(s.word[3]), static_cast<int>(s.word[2]),
+                                     static_cast<int>(s.word[1]), static_cast<int>(s.word[0]));
+    return {scaled(_mm512_sub_epi32(_mm512_cvtepu8_epi32(sc), _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
+  }
+  template <size_t M>
+  static void add_group(const std::byte* group, size_t /*count*/, __mmask16 /*lanes*/, const GroupedActivation* xs,
+                        size_t g, __m512i* dot) {
+    const __m512i crumbs = _mm512_loadu_si512(group);
+    const __m512i high16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(group + 64)));
+    const __m512i bytes = _mm512_and_si512(_mm512_or_si512(high16, _mm512_slli_epi32(high16, 8)), _mm512_set1_epi32(0x00ff00ff));
+    const __m512i high = _mm512_and_si512(_mm512_or_si512(bytes, _mm512_slli_epi32(bytes, 4)), _mm512_set1_epi32(0x0f0f0f0f));
+    const __m512i bit2 = _mm512_set1_epi8(0x04);
+    const __m512i at_bit2[4] = {_mm512_slli_epi32(high, 2), _mm512_slli_epi32(high, 1), high, _mm512_srli_epi32(high, 1)};
+    add_planes<M>(xs, g, dot,
+                  [&](unsigned p) { return _mm512_or_si512(crumb_plane(crumbs, p), _mm512_and_si512(at_bit2[p], bit2)); });
+  }
+};
+
+}  // namespace
+
+void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
+  gemv_grouped_batch<GroupedQ2_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, stream_weights);
+}
+
+void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
+  gemv_grouped_batch<GroupedQ3_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, stream_weights);
+}
+
+}  // namespace pdbench::gemv_detail
