@@ -92,6 +92,12 @@ void list_cases(const runner::Scenario& s, runner::Shard shard) {
   }
   if (s.target.remote()) std::printf("target openai: %s\n", s.target.url.c_str());
   for (const auto& c : cases) std::printf("%zu %s\n", c.index, c.id.c_str());
+  if (s.rate_search) {  // the cases above are settings; their rates come from the search
+    std::printf("%zu settings, each searched at up to %zu rates in %g..%g requests/s, x %zu repetitions\n",
+                cases.size(), s.rate_search->probes, s.rate_search->low_req_s, s.rate_search->high_req_s,
+                s.repetitions);
+    return;
+  }
   std::printf("%zu cases x %zu repetitions\n", cases.size(), s.repetitions);
 }
 
