@@ -2,9 +2,9 @@
 // format, 1 thread and all threads, with the kernels of selected_isa()
 // (PDBENCH_ISA=avx2|scalar to compare). Counters: bytes/s of weights read
 // and FLOP/s (2 rows cols). BM_read_bandwidth is the roofline: the same
-// bytes summed by read_sum. BM_gemm_rows: the batch kernels (the integer
-// formats on AVX-512: Q8_0, Q4_0 to Q5_1, Q4_K to Q6_K) at 1, 2, 4, 8 and
-// 512 tokens, weights read once per call.
+// bytes summed by read_sum. BM_gemm_rows: the batch kernels (every
+// quantized format on AVX-512) at 1, 2, 4, 8 and 512 tokens, weights read
+// once per call.
 //
 // Decode streams each matrix from DRAM once per token, so every benchmark
 // cycles through copies of its matrix filling kWorkingSetBytes, more than the

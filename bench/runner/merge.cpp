@@ -130,15 +130,16 @@ void merge_results(const std::string& out, const std::vector<std::string>& input
     const nlohmann::json& m = metas[i];
     if (m.value("/scenario/sha256"_json_pointer, std::string()) != hash)
       throw Error("merge: " + dir + " ran a different scenario than " + inputs.front());
-    Results r = load_results(dir);
+    const Results r = load_results(dir);
     for (const auto& row : r.samples.rows)
       if (!seen.insert({row[r.samples.column("case_id")], row[r.samples.column("rep")]}).second)
         throw Error("merge: " + dir + " repeats case " + row[r.samples.column("case_id")] + " repetition " +
                     row[r.samples.column("rep")] + " (the same shard twice?)");
     merged.samples.rows.insert(merged.samples.rows.end(), r.samples.rows.begin(), r.samples.rows.end());
-    const auto into = merged.indexed(), from = r.indexed();
-    for (size_t t = 0; t < into.size(); ++t)
-      into[t].first->rows.insert(into[t].first->rows.end(), from[t].first->rows.begin(), from[t].first->rows.end());
+    for (const IndexedTable& t : kIndexedTables) {
+      auto& rows = (merged.*t.table).rows;
+      rows.insert(rows.end(), (r.*t.table).rows.begin(), (r.*t.table).rows.end());
+    }
     accuracy.add(dir);
     cases += m.value("cases", size_t{0});
     finished = finished && m.contains("finished_at") && !m["finished_at"].is_null();

@@ -133,10 +133,6 @@ const std::vector<std::string>& summary_columns() {
   return columns;
 }
 
-std::vector<std::pair<Table*, std::string>> Results::indexed() {
-  return {{&steps, "steps.csv"}, {&ops, "ops.csv"}, {&requests, "requests.csv"}, {&batch_steps, "batch_steps.csv"}};
-}
-
 Results empty_results() {
   return {{samples_columns(), {}}, {steps_columns(), {}}, {ops_columns(), {}}, {requests_columns(), {}},
           {batch_steps_columns(), {}}};
@@ -144,8 +140,8 @@ Results empty_results() {
 
 Results load_results(const std::string& dir) {
   Results r = empty_results();
-  std::vector<std::pair<Table*, std::string>> files = r.indexed();
-  files.emplace_back(&r.samples, "samples.csv");
+  std::vector<std::pair<Table*, std::string>> files = {{&r.samples, "samples.csv"}};
+  for (const IndexedTable& t : kIndexedTables) files.emplace_back(&(r.*t.table), t.file);
   for (const auto& [table, name] : files) {
     const std::string path = (fs::path(dir) / name).string();
     if (!fs::exists(path)) continue;
@@ -158,8 +154,10 @@ Results load_results(const std::string& dir) {
   // runs are measured again.
   std::set<std::pair<std::string, std::string>> runs;
   for (const auto& row : r.samples.rows) runs.insert(run_key(r.samples, row));
-  for (const auto& [t, name] : r.indexed())
-    std::erase_if(t->rows, [&](const auto& row) { return !runs.contains(run_key(*t, row)); });
+  for (const IndexedTable& indexed : kIndexedTables) {
+    Table& t = r.*indexed.table;
+    std::erase_if(t.rows, [&](const auto& row) { return !runs.contains(run_key(t, row)); });
+  }
   return r;
 }
 
@@ -296,9 +294,9 @@ Table summary_table(const Table& samples, const Table& steps, const Table& reque
   return out;
 }
 
-void write_results(const std::string& dir, Results& results) {
+void write_results(const std::string& dir, const Results& results) {
   // samples.csv after the files it indexes: a run it lists has its steps, ops and requests.
-  for (const auto& [table, name] : results.indexed()) write_csv((fs::path(dir) / name).string(), *table);
+  for (const IndexedTable& t : kIndexedTables) write_csv((fs::path(dir) / t.file).string(), results.*t.table);
   write_csv((fs::path(dir) / "samples.csv").string(), results.samples);
   write_csv((fs::path(dir) / "summary.csv").string(), summary_table(results.samples, results.steps, results.requests));
 }

@@ -42,9 +42,17 @@ struct Results {
   Table ops;
   Table requests;
   Table batch_steps;
-  // The tables samples.csv indexes, with their file names.
-  std::vector<std::pair<Table*, std::string>> indexed();
 };
+
+// The tables samples.csv indexes, with their file names.
+struct IndexedTable {
+  Table Results::*table;
+  const char* file;
+};
+inline constexpr IndexedTable kIndexedTables[] = {{&Results::steps, "steps.csv"},
+                                                  {&Results::ops, "ops.csv"},
+                                                  {&Results::requests, "requests.csv"},
+                                                  {&Results::batch_steps, "batch_steps.csv"}};
 
 Results empty_results();
 // What a previous (interrupted) run in `dir` left; throws if the columns
@@ -69,7 +77,7 @@ Table summary_table(const Table& samples, const Table& steps, const Table& reque
 
 // Writes the six CSV files, each atomically, samples.csv after the tables
 // it indexes.
-void write_results(const std::string& dir, Results& results);
+void write_results(const std::string& dir, const Results& results);
 // Deletes the temporary files (NAME.tmp.XXXXXX) of results files that a
 // process killed while writing left in dir.
 void remove_stale_temporaries(const std::string& dir);

@@ -381,8 +381,9 @@ Case probe_case(const Case& setting, double rate, size_t index) {
 
 // Whether summary.csv's row of the case says it met the SLA.
 bool sla_met(const Table& summary, const std::string& case_id) {
+  const size_t id = summary.column("case_id"), met = summary.column("sla_met");
   for (const auto& row : summary.rows)
-    if (row[summary.column("case_id")] == case_id) return row[summary.column("sla_met")] == "1";
+    if (row[id] == case_id) return row[met] == "1";
   return false;
 }
 
@@ -523,8 +524,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std:
   report.cases = plan.cases.size();
   const bool searching = scenario.rate_search.has_value();
   // A search's runs are known only as it goes: its progress counts the most it can take.
-  const auto pending = searching ? std::vector<std::vector<size_t>>(run.cases.size())
-                                 : pending_reps(plan, run, scenario.repetitions, report);
+  std::vector<std::vector<size_t>> pending;
+  if (!searching) pending = pending_reps(plan, run, scenario.repetitions, report);
   const size_t total = searching ? plan.cases.size() * scenario.rate_search->probes * scenario.repetitions
                                  : plan.cases.size() * scenario.repetitions - report.runs_reused;
   const size_t budget = options.max_runs > 0 ? std::min(options.max_runs, total) : total;
