@@ -184,7 +184,6 @@ TEST(Cli, HostileInputIsOneErrorLineAndNonZeroExit) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
   }
-  std::filesystem::remove_all(dir);
 }
 
 // Files that are not what they claim, and what --list must refuse as run
@@ -327,7 +326,6 @@ TEST(Cli, MisleadingInputsAndImpossibleCasesAreNamedBeforeAnyWork) {
     EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(message), std::string::npos) << args << "\nstderr: " << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/db-out")) << "the database is checked before the run starts";
-  std::filesystem::remove_all(dir);
 }
 
 // Each (args, message): `pdbench run + args` fails, the first line of its

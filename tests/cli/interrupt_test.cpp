@@ -121,7 +121,6 @@ void stop_then_resume(int signal, int expected_exit, const std::string& signal_n
   for (size_t i = 0; i < before.rows.size(); ++i) EXPECT_EQ(after.rows[i], before.rows[i]);
   EXPECT_EQ(case_ids(out).size(), kCases);
   expect_only_complete_files(out);
-  fs::remove_all(dir);
 }
 
 TEST(Interrupt, SigintKeepsFinishedCasesAndResumeCompletesThem) { stop_then_resume(SIGINT, 130, "SIGINT"); }
@@ -151,7 +150,6 @@ TEST(Interrupt, SecondSigintExitsAtOnce) {
   EXPECT_EQ(wait_exit(start({"run", scenario, "-o", out, "--resume"}, err_path)), 0) << read_text(err_path);
   EXPECT_EQ(case_ids(out).size(), kCases);
   expect_only_complete_files(out);
-  fs::remove_all(dir);
 }
 
 // Any other command ends at the first signal, as the signal would end it
@@ -171,7 +169,6 @@ TEST(Interrupt, MakeModelStoppedMidFileLeavesNoTemporary) {
   EXPECT_EQ(wait_exit(pid), 128 + SIGINT);
   EXPECT_FALSE(fs::exists(model));
   for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
-  fs::remove_all(dir);
 }
 
 // Before the first measured run there is nothing to write: `run` stopped
@@ -197,7 +194,6 @@ TEST(Interrupt, RunStoppedWhileItsModelIsGeneratedEndsAtOnce) {
   EXPECT_EQ(wait_exit(pid), 128 + SIGTERM);
   EXPECT_TRUE(fs::is_empty(models)) << "no model and no temporary left";
   EXPECT_FALSE(fs::exists(dir + "/out")) << "no results folder for a run that measured nothing";
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -98,7 +98,6 @@ TEST(PerplexityCli, InputItCannotScoreIsAClearError) {
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(message), std::string::npos) << args << "\nstderr: " << r.err;
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

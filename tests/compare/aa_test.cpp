@@ -67,7 +67,6 @@ TEST(AaCheck, SameBuildTwiceIsNotARegression) {
   for (const Row& r : c.rows)
     EXPECT_NE(r.judgement.verdict, Verdict::Regressed) << r.case_id << " " << r.metric.name << ": " << r.judgement.reason;
   EXPECT_EQ(compare_exit_code(dir + "/a", dir + "/b"), 0);
-  fs::remove_all(dir);
 }
 
 TEST(AaCheck, SlowedDecodeIsARegression) {
@@ -91,7 +90,6 @@ TEST(AaCheck, SlowedDecodeIsARegression) {
     EXPECT_EQ(r.judgement.verdict, Verdict::Regressed) << r.case_id << " " << r.metric.name << ": " << r.judgement.reason;
   }
   EXPECT_EQ(compare_exit_code(dir + "/base", dir + "/slow"), 1);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -56,7 +56,6 @@ class CompareCli : public ::testing::Test {
     write_run(dir_ + "/slow", fixture::make_run("slow", {{"decode_ms", fixture::scaled(fixture::kQuiet, 2)},
                                                         {"prefill_ms", fixture::kQuiet}}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
 
@@ -145,7 +144,6 @@ TEST(RunCli, DecodeDelayIsHiddenAndSlowsOnlyDecode) {
   for (const auto& row : steps.rows) EXPECT_GE(std::stod(row[steps.column("step_ms")]), 20.0);
   const runner::Table samples = runner::read_csv(dir + "/slow/samples.csv");
   EXPECT_GE(std::stod(samples.rows[0][samples.column("decode_ms")]), 60.0);
-  fs::remove_all(dir);
 }
 
 }  // namespace

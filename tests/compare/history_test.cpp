@@ -42,7 +42,6 @@ size_t run_count(const std::string& db) {
 class History_ : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("history"); }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
 

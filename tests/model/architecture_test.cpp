@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 class Architectures : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("architectures"); }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string write(const std::string& like, const std::string& name) {
     return write(like, preset_config(like), name);

@@ -37,7 +37,6 @@ void expect_error_naming(const std::string& path, const std::string& what = "") 
 class BadModelFile : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("badmodel"); }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
 

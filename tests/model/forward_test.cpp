@@ -50,7 +50,6 @@ const std::vector<int32_t> kPrompt{1, 300, 301, 302, 303, 304, 305, 306, 307, 30
 class SyntheticModels : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("forward"); }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Rows of whole blocks: twice as wide for the 256-weight super-blocks.
   std::string write(const std::string& like, TensorType type) {

@@ -37,7 +37,6 @@ SyntheticSpec tiny_llama(TensorType type) {
 class HostileModel : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("hostile"); }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string tiny(TensorType type = TensorType::F32) {
     const std::string path = dir_ + "/tiny-" + std::string(traits(type).name) + ".gguf";

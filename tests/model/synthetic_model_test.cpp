@@ -68,7 +68,6 @@ std::span<const float> f32_values(const gguf::GgufFile& f, const std::string& na
 class Synthetic : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("synthetic"); }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string write(const SyntheticSpec& spec, const std::string& name) {
     const std::string path = dir_ + "/" + name + ".gguf";

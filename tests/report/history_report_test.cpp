@@ -60,7 +60,6 @@ class HistoryReport : public ::testing::Test {
     h.append(dir_ + "/b");
     h.append(fixture("a"));
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string dir_, db_;
 };
 

@@ -65,7 +65,6 @@ TEST(Report, LoadCasesDrawLatencyAndGoodputAgainstRate) {
   EXPECT_EQ(specs.at("load-latency")["data"]["values"].size(), 4u * 6);  // 4 cases x TTFT/TPOT p50/p90/p99
   EXPECT_EQ(specs.at("load-goodput")["data"]["values"].size(), 4u * 2);  // goodput and throughput
   for (const auto& d : specs.at("load-latency")["data"]["values"]) EXPECT_GT(d["ms"].get<double>(), 0);
-  std::filesystem::remove_all(dir);
 }
 
 // A run's [rate_search] answers (meta.json) are stated under the goodput chart.
@@ -110,7 +109,6 @@ TEST(Report, HtmlEmbedsEveryChartWithData) {
   // The header names the machine.
   EXPECT_NE(html.find("Intel(R) Xeon(R) Processor"), std::string::npos);
   EXPECT_NE(html.find("What bounds each phase"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 // Prefill or decode at a glance: a bar per case, its phases' medians
@@ -205,7 +203,6 @@ TEST(Report, WithoutMeasuredLimitsTheRooflineSaysWhy) {
   bool said = false;
   for (const auto& s : insights(runs)) said = said || s.text.find("no measured limits") != std::string::npos;
   EXPECT_TRUE(said);
-  fs::remove_all(dir);
 }
 
 // Ops under the share sum into one "other" per (case, phase), after that
@@ -318,7 +315,6 @@ TEST(Report, MarkdownHasTablesSentencesAndSvgCharts) {
   }
   EXPECT_EQ(images.size(), kChartIds.size());
   EXPECT_TRUE(images.contains("ab-roofline.svg"));
-  fs::remove_all(dir);
 }
 
 TEST(Report, SummaryIsTheMarkdownTopWithoutCharts) {
@@ -328,7 +324,6 @@ TEST(Report, SummaryIsTheMarkdownTopWithoutCharts) {
   EXPECT_NE(files.summary.find("p64_n32_d0_t1_greedy | 4.22 |"), std::string::npos) << files.summary;
   EXPECT_EQ(files.summary.find("## Charts"), std::string::npos);
   EXPECT_EQ(files.summary.find("<svg"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(Report, MissingFolderOrFileIsNamed) {
@@ -348,7 +343,6 @@ TEST(Report, MissingFolderOrFileIsNamed) {
     EXPECT_NE(std::string(e.what()).find("steps.csv"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(dir + "/x.html"));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -44,7 +44,6 @@ TEST(AccuracyScenario, KeysAndTheirErrors) {
 class AccuracyRunTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::temp_dir("accuracy-run"); }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Scenario scenario(const std::string& accuracy) {
     std::ofstream(dir_ + "/s.toml") << kStories << "[measure]\nrepetitions = 1\nwarmup_max = 0\n"

@@ -36,7 +36,6 @@ TEST(Sha256, FileReadInChunksHashesAsAWhole) {
   std::ofstream(dir + "/f", std::ios::binary) << text;
   EXPECT_EQ(sha256_file(dir + "/f"), sha256_hex(text));
   EXPECT_THROW(sha256_file(dir + "/missing"), Error);
-  fs::remove_all(dir);
 }
 
 TEST(Csv, RoundTripThroughLibcsv) {
@@ -49,14 +48,12 @@ TEST(Csv, RoundTripThroughLibcsv) {
   EXPECT_EQ(back.rows, t.rows);
   EXPECT_EQ(back.column("note"), 2u);
   EXPECT_THROW(back.column("missing"), Error);
-  fs::remove_all(dir);
 }
 
 TEST(Csv, RaggedRowIsAnError) {
   const std::string dir = test::temp_dir("csv-bad");
   std::ofstream(dir + "/bad.csv") << "a,b\n1,2,3\n";
   EXPECT_THROW(read_csv(dir + "/bad.csv"), Error);
-  fs::remove_all(dir);
 }
 
 TEST(AtomicWrite, ReplacesWholeFileAndLeavesNoTemporary) {
@@ -73,7 +70,6 @@ TEST(AtomicWrite, ReplacesWholeFileAndLeavesNoTemporary) {
     EXPECT_EQ(entry.path().filename(), "out.csv");
   }
   EXPECT_EQ(files, 1u);
-  fs::remove_all(dir);
 }
 
 std::string read_text(const std::string& path) {
@@ -119,7 +115,6 @@ TEST(AtomicWrite, FullDiskIsAClearErrorAndKeepsThePreviousFile) {
   EXPECT_NE(message.find(std::strerror(EFBIG)), std::string::npos) << message;
   EXPECT_EQ(read_text(path), "old,complete\n");
   for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "samples.csv");
-  fs::remove_all(dir);
 }
 
 TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
@@ -136,7 +131,6 @@ TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
   }
   EXPECT_NO_THROW(FolderLock{dir});  // released with the first
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0) << "no lock file left";
-  fs::remove_all(dir);
 }
 
 }  // namespace

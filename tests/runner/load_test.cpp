@@ -188,7 +188,6 @@ TEST(LoadTrace, TimingTraceMakesOneCaseOfEveryRowAtItsTime) {
   const Scenario r = parse_scenario("trace = \"t.csv\"\n" + kModel + "[load]\ntiming = \"rate\"\n[sweep]\nrequest_rate = 4\n",
                                     dir + "/x.toml");
   EXPECT_EQ(expand(r)[0].id, "p16_n6_d0_t0_tracerate_r4_c8_greedy");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(LoadTrace, ArrivalCellsAreNumbersOrDateTimes) {
@@ -215,7 +214,6 @@ TEST(LoadTrace, ArrivalCellsAreNumbersOrDateTimes) {
   EXPECT_NE(error_of("trace = \"" + dir + "/t.csv\"\n" + kModel + "[load]\ntiming = \"trace\"\n")
                 .find("scenarios/x.toml:5: key 'timing' = \"trace\" needs an arrival column"),
             std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 RequestSample sample(double ttft, size_t generated, double decode) {

@@ -24,7 +24,6 @@ std::string error_of(const std::string& meta_text) {
     const std::string prefix = dir + "/meta.json: ";
     if (what.starts_with(prefix)) what = what.substr(prefix.size());
   }
-  std::filesystem::remove_all(dir);
   return what;
 }
 

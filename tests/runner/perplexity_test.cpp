@@ -58,7 +58,6 @@ TEST(PerplexityVocabulary, AnotherSizeOrPieceNamesBothFiles) {
   EXPECT_EQ(error_of([&] { require_same_vocabulary(a, b); }),
             stories + " and " + tiny + " have different vocabularies: 512 and 1024 tokens");
   EXPECT_EQ(error_of([&] { require_same_vocabulary(a, Engine::load(stories)); }), "no error");
-  std::filesystem::remove_all(dir);
 }
 
 std::string wide(const std::string& type) {
@@ -195,7 +194,6 @@ TEST(Perplexity, FastPassHoldsUpUnderMassiveActivations) {
       EXPECT_GT(s.base->same_top_pct, 90) << traits(type).name;
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -96,7 +96,6 @@ TEST(RateSearch, ALimitNoRunMissesEndsAtTheHighRate) {
   EXPECT_EQ(setting["probes"][0]["case_id"], "p8_n3_d0_t1_q6_r400_c2_greedy");
   EXPECT_EQ(setting["highest_rate_met"], 400.0);
   EXPECT_EQ(meta["cases"], 1);
-  fs::remove_all(dir);
 }
 
 TEST(RateSearch, ALimitEveryRunMissesEndsAtTheLowRateWithNone) {
@@ -110,7 +109,6 @@ TEST(RateSearch, ALimitEveryRunMissesEndsAtTheLowRateWithNone) {
   // Both probes are ordinary load cases in the results.
   const Table samples = read_csv(dir + "/out/samples.csv");
   EXPECT_EQ(samples.rows.size(), 2u);
-  fs::remove_all(dir);
 }
 
 }  // namespace

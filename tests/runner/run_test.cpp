@@ -109,7 +109,6 @@ TEST(Run, SmokeWritesEveryDocumentedColumn) {
   EXPECT_TRUE(meta["fingerprint"].contains("cpu"));
   // A second run into the same folder needs --resume.
   EXPECT_THROW(run_scenario(s, options, nullptr), Error);
-  fs::remove_all(dir);
 }
 
 // A load case: five requests of mixed prompt lengths, two slots, arriving
@@ -157,7 +156,6 @@ TEST(Run, LoadCaseMeasuresEveryRequest) {
   EXPECT_FALSE(sum.rows[0][sum.column("goodput_median_req_s")].empty());
   EXPECT_EQ(sum.rows[0][sum.column("sla_ttft_p99_ms")], "60000");
   EXPECT_NE(sum.rows[0][sum.column("sla_met")], "");
-  fs::remove_all(dir);
 }
 
 // The same load with a prefill chunk of 4 tokens: every step in
@@ -179,7 +177,6 @@ TEST(Run, ChunkedPrefillStepsStayWithinTheChunk) {
   EXPECT_EQ(steps.rows.back()[steps.column("kv_blocks")], "0");
   const Table samples = read_csv(options.out_dir + "/samples.csv");
   EXPECT_EQ(samples.rows[0][samples.column("case_id")], "p12_n4_d0_t1_q5_r200_c2_pc4_greedy");
-  fs::remove_all(dir);
 }
 
 TEST(Run, InterruptedRunResumesWithoutRerunning) {
@@ -208,7 +205,6 @@ TEST(Run, InterruptedRunResumesWithoutRerunning) {
   fresh.out_dir = dir + "/whole";
   run_scenario(s, fresh, nullptr);
   EXPECT_EQ(sample_keys(options.out_dir), sample_keys(fresh.out_dir));
-  fs::remove_all(dir);
 }
 
 // A process killed while writing can leave a temporary file, and steps and
@@ -238,7 +234,6 @@ TEST(Run, ResumeCleansUpAfterAKilledWriter) {
   for (const auto& [run, n] : steps_per_run) EXPECT_EQ(n, 4u) << run;
   for (const auto& entry : fs::directory_iterator(options.out_dir))
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
-  fs::remove_all(dir);
 }
 
 TEST(Run, ShardsMergeIntoTheWholeCaseSet) {
@@ -268,7 +263,6 @@ TEST(Run, ShardsMergeIntoTheWholeCaseSet) {
     EXPECT_EQ(std::string(e.what()), "merge: shard 2/2 missing; the merged results would look complete");
   }
   EXPECT_FALSE(fs::exists(dir + "/half"));
-  fs::remove_all(dir);
 }
 
 // Each shard scores the accuracy of its own cases' configurations; the
@@ -304,7 +298,6 @@ TEST(Run, ShardsMergeTheirAccuracyRows) {
   EXPECT_EQ(merged->rows[0][merged->column("ppl")], "1");  // f16: the first shard's
   EXPECT_EQ(merged->rows[1][merged->column("kv_type_k")], "f32");
   EXPECT_EQ(merged->rows[2][merged->column("kv_type_k")], "q8_0");
-  fs::remove_all(dir);
 }
 
 TEST(Run, CaseBeyondTheContextIsAnError) {
@@ -321,7 +314,6 @@ TEST(Run, CaseBeyondTheContextIsAnError) {
         << e.what();
     EXPECT_FALSE(fs::exists(o.out_dir)) << "refused before the results folder is made";
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

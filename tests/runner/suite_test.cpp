@@ -78,7 +78,6 @@ TEST(Trace, ReadsLengthsAndArrivalTimes) {
   EXPECT_EQ(u.rows[0].prompt_tokens, 6u);
   EXPECT_EQ(u.rows[0].output_tokens, 5u);
   EXPECT_EQ(u.rows[0].arrival, "");
-  fs::remove_all(dir);
 }
 
 TEST(Trace, ErrorsNameFileAndLine) {
@@ -102,7 +101,6 @@ TEST(Trace, ErrorsNameFileAndLine) {
             dir + "/s.toml:5: key 'output_tokens' cannot be set with 'trace' (line 1): the trace's rows give the lengths");
   std::ofstream(dir + "/s.toml") << "trace = \"missing.csv\"\n[model]\npath = \"m.gguf\"\n";
   EXPECT_NE(error_of([&] { load_scenario(dir + "/s.toml"); }).find("missing.csv"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(Trace, RowsAreCasesInFileOrder) {
@@ -136,7 +134,6 @@ TEST(Trace, RowsAreCasesInFileOrder) {
   EXPECT_EQ(meta["trace"]["rows"], 3);
   EXPECT_EQ(meta["trace"]["arrival_column"], "arrival_ms");
   EXPECT_EQ(meta["trace"]["sha256"].get<std::string>().size(), 64u);
-  fs::remove_all(dir);
 }
 
 TEST(SyntheticModel, CachePathFollowsXdgCacheHome) {
@@ -151,7 +148,6 @@ TEST(SyntheticModel, CachePathFollowsXdgCacheHome) {
     ASSERT_NE(home, nullptr);
     EXPECT_EQ(model_cache_dir(), std::string(home) + "/.cache/pdbench/models");
   }
-  fs::remove_all(dir);
 }
 
 // Generated once, reused after; each weight_type its own file, the case's
@@ -193,7 +189,6 @@ TEST(SyntheticModel, GeneratedOnceAndRunPerWeightType) {
   EXPECT_EQ(meta["model"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(meta["models"]["q8_0"]["path"], q8);
   EXPECT_EQ(meta["models"]["file"]["sha256"], meta["model"]["sha256"]);
-  fs::remove_all(dir);
 }
 
 // A cached file whose tensor types are not its name's mix (q4_0 meant
@@ -211,7 +206,6 @@ TEST(SyntheticModel, CachedFileOfAnotherMixIsWrittenAgain) {
   ASSERT_EQ(embedding_type(), TensorType::Q4_0);
   EXPECT_EQ(model_file_for(s, "file", nullptr), path);
   EXPECT_EQ(embedding_type(), TensorType::Q8_0);
-  fs::remove_all(dir);
 }
 
 TEST(Sysinfo, FingerprintNamesTheKernels) {

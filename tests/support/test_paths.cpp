@@ -6,6 +6,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace pdbench::test {
 
 namespace fs = std::filesystem;
@@ -36,10 +38,37 @@ std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   return rows;
 }
 
+namespace {
+
+// Every folder temp_dir made in this process, removed when it exits: a test
+// that fails an ASSERT before its last line leaves nothing behind. Only the
+// process that made them removes them (a forked child leaves by _exit).
+class TempDirs {
+ public:
+  void add(const std::string& path) { paths_.push_back(path); }
+  ~TempDirs() {
+    if (::getpid() != owner_) return;
+    std::error_code ignored;
+    for (const std::string& p : paths_) fs::remove_all(p, ignored);
+  }
+
+ private:
+  pid_t owner_ = ::getpid();
+  std::vector<std::string> paths_;
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string temp_dir(const std::string& tag) {
   fs::path base = fs::temp_directory_path() / ("pdbench-test-" + tag + "-XXXXXX");
   std::string tmpl = base.string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + tmpl);
+  temp_dirs().add(tmpl);
   return tmpl;
 }
 

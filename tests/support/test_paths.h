@@ -20,7 +20,8 @@ std::string read_file(const std::string& path);
 // Every line of a .jsonl file, parsed.
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
 
-// A fresh empty directory under the system temp dir; the test removes it.
+// A fresh empty directory under the system temp dir, removed with all it
+// holds when the test process exits.
 std::string temp_dir(const std::string& tag);
 
 }  // namespace pdbench::test

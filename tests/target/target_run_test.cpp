@@ -149,7 +149,6 @@ TEST_F(TargetRun, AScenarioRunsEndToEndIntoTheSameFiles) {
   EXPECT_NE(message.find("these results were measured on the server at " + url_ + ", not the server at http://127.0.0.1:1"),
             std::string::npos)
       << message;
-  fs::remove_all(dir);
 }
 
 TEST(TargetRunRefusals, AnUnreachableServerFailsBeforeTheFolderIsMade) {
@@ -161,7 +160,6 @@ TEST(TargetRunRefusals, AnUnreachableServerFailsBeforeTheFolderIsMade) {
   const std::string message = test::error_of([&] { run_scenario(s, options, nullptr); });
   EXPECT_NE(message.find(url + "/v1/models: cannot connect"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(options.out_dir));
-  fs::remove_all(dir);
 }
 
 TEST(TargetRunRefusals, UsageOtherThanAskedIsAnErrorNamingTheCaseAndBothNumbers) {
@@ -181,7 +179,6 @@ TEST(TargetRunRefusals, UsageOtherThanAskedIsAnErrorNamingTheCaseAndBothNumbers)
   const std::string message = test::error_of([&] { run_scenario(s, options, nullptr); });
   EXPECT_NE(message.find("case p8_n2_"), std::string::npos) << message;
   EXPECT_NE(message.find(url + " reported completion_tokens = 1 where max_tokens = 2"), std::string::npos) << message;
-  fs::remove_all(dir);
 }
 
 // A stop request (Ctrl-C) while a request streams abandons it: the run ends
@@ -204,7 +201,6 @@ TEST(TargetRunRefusals, AStopMidStreamAbandonsTheRequest) {
   EXPECT_EQ(report.stopped_by, 2);
   EXPECT_EQ(report.runs, 0u);
   EXPECT_TRUE(read_csv(options.out_dir + "/samples.csv").rows.empty());
-  fs::remove_all(dir);
 }
 
 }  // namespace
