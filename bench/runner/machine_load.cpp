@@ -131,27 +131,51 @@ nlohmann::json MachineLoad::json() const {
   return j;
 }
 
-std::vector<std::string> run_notes(const nlohmann::json& meta, const Table& summary) {
-  std::vector<std::string> notes{machine_note(meta.is_object() ? meta.value("machine_load", nlohmann::json()) : nullptr)};
+namespace {
+
+// What the summary's warmup_runs and warmup_stable say of the warm-ups that
+// did not settle, if any.
+std::vector<std::string> warmup_notes(const Table& summary) {
+  std::vector<std::string> notes;
   const auto has = [&](const char* name) {
     return std::find(summary.columns.begin(), summary.columns.end(), name) != summary.columns.end();
   };
   if (!has("warmup_stable")) return notes;
-  std::vector<std::string> unstable;
+  // A case with warmup_max = 0 ran no warm-up at all: that is a choice, not
+  // a warm-up that failed to settle, and it is said apart.
+  std::vector<std::string> unstable, skipped;
   size_t most_runs = 0;
-  for (const auto& row : summary.rows)
-    if (row[summary.column("warmup_stable")] == "0") {
-      unstable.push_back(row[summary.column("case_id")]);
-      if (has("warmup_runs"))
-        most_runs = std::max(most_runs, static_cast<size_t>(std::strtoul(row[summary.column("warmup_runs")].c_str(), nullptr, 10)));
-    }
-  if (unstable.empty()) return notes;
-  std::string text = "warm-up: " + std::to_string(most_runs) + " runs, not stable in " + std::to_string(unstable.size()) +
-                     " of " + std::to_string(summary.rows.size()) +
-                     " cases (warmup_max reached before the last runs agreed; their repetitions may still drift): ";
-  for (size_t i = 0; i < unstable.size() && i < 6; ++i) text += (i ? ", " : "") + unstable[i];
-  if (unstable.size() > 6) text += ", ...";
-  notes.push_back(text);
+  for (const auto& row : summary.rows) {
+    if (row[summary.column("warmup_stable")] != "0") continue;
+    const size_t runs =
+        has("warmup_runs") ? static_cast<size_t>(std::strtoul(row[summary.column("warmup_runs")].c_str(), nullptr, 10)) : 1;
+    (runs == 0 ? skipped : unstable).push_back(row[summary.column("case_id")]);
+    most_runs = std::max(most_runs, runs);
+  }
+  const auto listed = [](std::string text, const std::vector<std::string>& ids) {
+    for (size_t i = 0; i < ids.size() && i < 6; ++i) text += (i ? ", " : "") + ids[i];
+    if (ids.size() > 6) text += ", ...";
+    return text;
+  };
+  const std::string of = " of " + std::to_string(summary.rows.size()) + " cases";
+  if (!unstable.empty())
+    notes.push_back(listed("warm-up: " + std::to_string(most_runs) + " runs, not stable in " +
+                               std::to_string(unstable.size()) + of +
+                               " (warmup_max reached before the last runs agreed; their repetitions may still drift): ",
+                           unstable));
+  if (!skipped.empty())
+    notes.push_back(listed("warm-up: none in " + std::to_string(skipped.size()) + of +
+                               " (warmup_max = 0; their first repetitions may run on cold caches): ",
+                           skipped));
+  return notes;
+}
+
+}  // namespace
+
+std::vector<std::string> run_notes(const nlohmann::json& meta, const Table& summary) {
+  std::vector<std::string> notes{machine_note(meta.is_object() ? meta.value("machine_load", nlohmann::json()) : nullptr)};
+  const std::vector<std::string> warmups = warmup_notes(summary);
+  notes.insert(notes.end(), warmups.begin(), warmups.end());
   return notes;
 }
 

@@ -335,8 +335,10 @@ void measure(const Scenario& scenario, const RunOptions& options, RunPlan& plan,
       if (pending[i].empty()) continue;
       warmups[i] = warm_up(run.cases[i], scenario.warmup_max, scenario.warmup_window, scenario.warmup_tolerance_pct);
       memory[i] = probe_memory(run.cases[i], rss, numbers.probe());
-      progress.note("warm-up " + run.cases[i].spec.id + ": " + std::to_string(warmups[i].runs) + " runs, " +
-                    (warmups[i].stable ? "stable" : "not stable"));
+      progress.note("warm-up " + run.cases[i].spec.id + ": " +
+                    (warmups[i].runs == 0 ? std::string("none (warmup_max = 0)")
+                                          : std::to_string(warmups[i].runs) + " runs, " +
+                                                (warmups[i].stable ? "stable" : "not stable")));
     }
     for (size_t round = 0; round < scenario.repetitions && report.runs < budget && !stopped(); ++round)
       for (size_t i = 0; i < run.cases.size() && report.runs < budget && !stopped(); ++i) {

@@ -7,10 +7,12 @@
 namespace pdbench::runner {
 namespace {
 
+// stable_by_case: "1" stable in 4 runs, "0" not stable in 10, "skipped" no warm-up.
 Table summary_with_warmups(const std::vector<std::pair<std::string, std::string>>& stable_by_case) {
   Table t;
   t.columns = {"case_id", "warmup_runs", "warmup_stable"};
-  for (const auto& [id, stable] : stable_by_case) t.rows.push_back({id, stable == "1" ? "4" : "10", stable});
+  for (const auto& [id, stable] : stable_by_case)
+    t.rows.push_back({id, stable == "1" ? "4" : stable == "0" ? "10" : "0", stable == "1" ? "1" : "0"});
   return t;
 }
 
@@ -34,7 +36,7 @@ TEST(MachineLoad, WhatItRecordsHasTheFieldsMetaJsonChecks) {
   EXPECT_TRUE(j["busy"].is_boolean());
 }
 
-TEST(MachineLoad, NotesSayBusyOrQuietAndNameUnstableWarmups) {
+TEST(MachineLoad, NotesSayBusyOrQuietAndNameUnstableAndSkippedWarmups) {
   nlohmann::json meta = {{"machine_load",
                           {{"logical_cpus", 2},
                            {"busy_limit_cpus", 0.25},
@@ -47,6 +49,10 @@ TEST(MachineLoad, NotesSayBusyOrQuietAndNameUnstableWarmups) {
   EXPECT_NE(notes[0].find("0.90 during them (busiest second 1.80)"), std::string::npos) << notes[0];
   EXPECT_EQ(notes[1], "warm-up: 10 runs, not stable in 1 of 2 cases (warmup_max reached before the last runs agreed; "
                       "their repetitions may still drift): b");
+  notes = run_notes(meta, summary_with_warmups({{"a", "skipped"}, {"b", "0"}, {"c", "skipped"}}));
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[1].rfind("warm-up: 10 runs, not stable in 1 of 3 cases", 0), 0u) << notes[1];
+  EXPECT_EQ(notes[2], "warm-up: none in 2 of 3 cases (warmup_max = 0; their first repetitions may run on cold caches): a, c");
   meta["machine_load"]["busy"] = false;
   notes = run_notes(meta, summary_with_warmups({{"a", "1"}}));
   ASSERT_EQ(notes.size(), 1u);
