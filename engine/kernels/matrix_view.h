@@ -25,6 +25,9 @@ struct MatrixView {
   size_t row_stride() const { return row_bytes(type, static_cast<size_t>(cols)); }
   const std::byte* row(int64_t r) const { return data + static_cast<size_t>(r) * row_stride(); }
   size_t bytes() const { return static_cast<size_t>(rows) * row_stride(); }
+  // Rows [first, first + count) as a matrix of their own: a fused tensor's
+  // parts (phi3's attn_qkv) are used in place.
+  MatrixView row_range(int64_t first, int64_t count) const { return {type, count, cols, row(first), layout}; }
 };
 
 }  // namespace pdbench

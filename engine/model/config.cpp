@@ -9,10 +9,11 @@ namespace {
 // llama GGUF stores Q/K rows permuted for adjacent-pair RoPE; the others
 // keep the checkpoint's NeoX (rotate-half) layout (llama.cpp's rope types).
 constexpr ArchitectureTraits kArchitectures[] = {
-    // arch               name     rope                     qkv_bias qk_norm
-    {Architecture::Llama, "llama", ref::RopeStyle::AdjacentPairs, false, false},
-    {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false},
-    {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true},
+    // arch               name     rope                     qkv_bias qk_norm fused
+    {Architecture::Llama, "llama", ref::RopeStyle::AdjacentPairs, false, false, false},
+    {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false, false},
+    {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true, false},
+    {Architecture::Phi3, "phi3", ref::RopeStyle::Neox, false, false, true},
 };
 
 }  // namespace
@@ -39,6 +40,7 @@ void apply_traits(const ArchitectureTraits& traits, ModelConfig& c) {
   c.rope_style = traits.rope_style;
   c.qkv_bias = traits.qkv_bias;
   c.qk_norm = traits.qk_norm;
+  c.fused_projections = traits.fused_projections;
 }
 
 ConfigKeys gguf_config_keys(Architecture arch) {

@@ -7,7 +7,7 @@
 
 namespace pdbench {
 
-enum class Architecture { Llama, Qwen2, Qwen3 };
+enum class Architecture { Llama, Qwen2, Qwen3, Phi3 };
 
 struct ModelConfig {
   Architecture arch = Architecture::Llama;
@@ -25,6 +25,9 @@ struct ModelConfig {
   float rms_eps = 1e-5f;
   bool qkv_bias = false;
   bool qk_norm = false;  // RMSNorm of each Q and K head before RoPE (qwen3)
+  // Q, K, V stored as one attn_qkv matrix and gate, up as one ffn_up of
+  // twice the FFN width, gate rows first (phi3).
+  bool fused_projections = false;
   bool tied_output = false;  // LM head shares the token embedding
   // Llama 3 RoPE scaling: > 0 when the file carries rope_freqs.weight (a
   // divisor per rotated pair, applied to the pair's frequency), then its
@@ -44,6 +47,7 @@ struct ArchitectureTraits {
   ref::RopeStyle rope_style;
   bool qkv_bias;
   bool qk_norm;
+  bool fused_projections;
 };
 
 // Throws pdbench::Error "PATH: architecture 'NAME' is not supported

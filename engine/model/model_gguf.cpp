@@ -69,6 +69,9 @@ void refuse_unbound_tensors(const gguf::GgufFile& f, const std::vector<NamedTens
 // RoPE scaling that metadata asks for (linear, YaRN, LongRoPE) is not
 // implemented; Llama 3's comes as rope_freqs.weight instead.
 void refuse_rope_scaling(const gguf::GgufFile& f, const std::string& arch) {
+  for (const char* name : {"rope_factors_long.weight", "rope_factors_short.weight"})
+    if (f.find_tensor(name) != nullptr)
+      fail_file(f.path(), "tensor " + std::string(name) + ": LongRoPE scaling (Phi-3 128k) is not supported");
   const std::string p = arch + ".rope.";
   const std::string type = f.get_string(p + "scaling.type", "none");
   if (type != "none" && type != "linear")
@@ -94,6 +97,36 @@ std::span<const float> bind_rope_freqs(const TensorBinder& bind, const std::stri
   return divisors;
 }
 
+// Q, K and V: three tensors, or (phi3, where llama.cpp reads either) rows
+// of one attn_qkv tensor in that order.
+void bind_qkv(const TensorBinder& bind, const std::string& b, const ModelConfig& c, LayerWeights& l) {
+  if (c.fused_projections && bind.has(b + "attn_qkv.weight")) {
+    const MatrixView qkv = bind.matrix(b + "attn_qkv.weight", c.dim, c.q_dim() + 2 * c.kv_dim());
+    const auto q = static_cast<int64_t>(c.q_dim()), kv = static_cast<int64_t>(c.kv_dim());
+    l.wq = qkv.row_range(0, q);
+    l.wk = qkv.row_range(q, kv);
+    l.wv = qkv.row_range(q + kv, kv);
+    return;
+  }
+  l.wq = bind.matrix(b + "attn_q.weight", c.dim, c.q_dim());
+  l.wk = bind.matrix(b + "attn_k.weight", c.dim, c.kv_dim());
+  l.wv = bind.matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+}
+
+// Gate and up: two tensors, or (phi3) one ffn_up of both, gate rows first:
+// llama.cpp's swiglu of a fused tensor applies SiLU to its first half.
+void bind_gate_up(const TensorBinder& bind, const std::string& b, const ModelConfig& c, LayerWeights& l) {
+  if (c.fused_projections) {
+    const MatrixView gate_up = bind.matrix(b + "ffn_up.weight", c.dim, 2 * c.ffn_dim);
+    const auto ffn = static_cast<int64_t>(c.ffn_dim);
+    l.w_gate = gate_up.row_range(0, ffn);
+    l.w_up = gate_up.row_range(ffn, ffn);
+    return;
+  }
+  l.w_gate = bind.matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
+  l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+}
+
 ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
@@ -113,6 +146,9 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   const gguf::TensorInfo& embd = f.tensor(k.vocab);
   c.vocab = embd.shape.size() == 2 ? embd.shape[1] : 0;
   c.tied_output = f.find_tensor("output.weight") == nullptr;
+  // phi3's attention.sliding_window is not read: llama.cpp disables Phi's
+  // sliding window (its converters record it wrongly), and its logits are
+  // the reference here.
   validate(c, f.path(), k);
   return c;
 }
@@ -138,9 +174,7 @@ Model Model::load_gguf(const std::string& path) {
     const std::string b = "blk." + std::to_string(i) + ".";
     LayerWeights& l = w.layers[i];
     l.attn_norm = bind.vector(b + "attn_norm.weight", c.dim);
-    l.wq = bind.matrix(b + "attn_q.weight", c.dim, c.q_dim());
-    l.wk = bind.matrix(b + "attn_k.weight", c.dim, c.kv_dim());
-    l.wv = bind.matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+    bind_qkv(bind, b, c, l);
     l.wo = bind.matrix(b + "attn_output.weight", c.q_dim(), c.dim);
     if (c.qkv_bias) {
       l.bq = bind.vector(b + "attn_q.bias", c.q_dim());
@@ -152,8 +186,7 @@ Model Model::load_gguf(const std::string& path) {
       l.k_norm = bind.vector(b + "attn_k_norm.weight", c.head_dim);
     }
     l.ffn_norm = bind.vector(b + "ffn_norm.weight", c.dim);
-    l.w_gate = bind.matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
-    l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+    bind_gate_up(bind, b, c, l);
     l.w_down = bind.matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
   }
   refuse_unbound_tensors(*file, m.tensors_, architecture_name(c.arch));

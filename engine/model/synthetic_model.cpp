@@ -29,7 +29,7 @@ struct Preset {
   bool tied_output;
   float llama3_rope;
 };
-constexpr std::array<Preset, 7> kPresets{{
+constexpr std::array<Preset, 9> kPresets{{
     // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3
     {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0},
     {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0},
@@ -37,7 +37,9 @@ constexpr std::array<Preset, 7> kPresets{{
     {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8},
     {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0},
     {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32},
+    {"phi-3-mini", Architecture::Phi3, 3072, 32, 32, 32, 0, 8192, 32064, 4096, 1e4f, 1e-5f, false, 0},
     {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0},
+    {"tiny-phi3", Architecture::Phi3, 512, 2, 4, 2, 0, 512, 512, 256, 1e4f, 1e-5f, false, 0},
 }};
 
 constexpr float kWeightStd = 0.02f;
@@ -172,8 +174,10 @@ void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
   w.set(p + "attention.layer_norm_rms_epsilon", gguf::Value::f32(c.rms_eps));
 }
 
-void set_tokenizer(gguf::GgufWriter& w, size_t n_vocab) {
-  SyntheticVocab v = synthetic_vocab(n_vocab);
+// llama.cpp's loader looks Phi-3's <|endoftext|> up by name in a phi3 file.
+void set_tokenizer(gguf::GgufWriter& w, const ModelConfig& c) {
+  SyntheticVocab v = synthetic_vocab(c.vocab, c.arch == Architecture::Phi3 ? std::vector<std::string>{"<|endoftext|>"}
+                                                                           : std::vector<std::string>{});
   w.set("tokenizer.ggml.model", gguf::Value::str("llama"));
   w.set("tokenizer.ggml.tokens", gguf::Value::strings(std::move(v.pieces)));
   w.set("tokenizer.ggml.scores", gguf::Value::f32s(v.scores));
@@ -192,9 +196,10 @@ void check_spec(const SyntheticSpec& spec, const std::string& path) {
   validate(c, path, gguf_config_keys(c.arch));
   ModelConfig implied = c;
   apply_traits(architecture_traits(c.arch), implied);
-  if (c.qkv_bias != implied.qkv_bias || c.qk_norm != implied.qk_norm || c.rope_style != implied.rope_style)
-    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: QKV bias, QK norm or RoPE style "
-                    "differ from what its files imply (config.cpp's architecture table)");
+  if (c.qkv_bias != implied.qkv_bias || c.qk_norm != implied.qk_norm || c.rope_style != implied.rope_style ||
+      c.fused_projections != implied.fused_projections)
+    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: QKV bias, QK norm, fused projections or "
+                    "RoPE style differ from what its files imply (config.cpp's architecture table)");
   if (c.llama3_rope_factor != 0 && (c.arch != Architecture::Llama || !(c.llama3_rope_factor >= 1)))
     fail_file(path, "synthetic model: Llama 3 RoPE scaling needs the llama architecture and a factor of at least 1");
 }
@@ -260,7 +265,7 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
   w.set("general.file_type", gguf::Value::u32(static_cast<uint32_t>(spec.mix.file_type)));
   w.set("general.quantization_version", gguf::Value::u32(2));  // ggml's, as llama.cpp writes it
   set_hyperparameters(w, c);
-  set_tokenizer(w, c.vocab);
+  set_tokenizer(w, c);
 
   // Tensors in llama.cpp's order; the index seeds each one's random stream.
   uint64_t tensor = 0;
@@ -283,9 +288,13 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
   for (size_t i = 0; i < c.n_layers; ++i) {
     const std::string b = "blk." + std::to_string(i) + ".";
     vector(b + "attn_norm.weight", c.dim, 1.0f);
-    matrix(b + "attn_q.weight", c.dim, c.q_dim());
-    matrix(b + "attn_k.weight", c.dim, c.kv_dim());
-    matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+    if (c.fused_projections) {
+      matrix(b + "attn_qkv.weight", c.dim, c.q_dim() + 2 * c.kv_dim());
+    } else {
+      matrix(b + "attn_q.weight", c.dim, c.q_dim());
+      matrix(b + "attn_k.weight", c.dim, c.kv_dim());
+      matrix(b + "attn_v.weight", c.dim, c.kv_dim());
+    }
     if (c.qkv_bias) {
       vector(b + "attn_q.bias", c.q_dim(), 0.0f);
       vector(b + "attn_k.bias", c.kv_dim(), 0.0f);
@@ -297,8 +306,12 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
     }
     matrix(b + "attn_output.weight", c.q_dim(), c.dim);
     vector(b + "ffn_norm.weight", c.dim, 1.0f);
-    matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
-    matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+    if (c.fused_projections) {
+      matrix(b + "ffn_up.weight", c.dim, 2 * c.ffn_dim);
+    } else {
+      matrix(b + "ffn_gate.weight", c.dim, c.ffn_dim);
+      matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
+    }
     matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
   }
   vector("output_norm.weight", c.dim, trained ? kTrainedGainTimesDim / static_cast<float>(c.dim) : 1.0f);

@@ -16,10 +16,11 @@ constexpr std::string_view kSpace = "\u2581";
 
 }  // namespace
 
-SyntheticVocab synthetic_vocab(size_t n_vocab) {
-  if (n_vocab < kFixedTokens)
+SyntheticVocab synthetic_vocab(size_t n_vocab, const std::vector<std::string>& added_control) {
+  if (n_vocab < kFixedTokens + added_control.size())
     throw Error("synthetic vocabulary: " + std::to_string(n_vocab) + " tokens is too few (at least " +
-                std::to_string(kFixedTokens) + ": <unk>, <s>, </s> and 256 byte tokens)");
+                std::to_string(kFixedTokens + added_control.size()) + ": <unk>, <s>, </s>, 256 byte tokens and " +
+                std::to_string(added_control.size()) + " added)");
   SyntheticVocab v;
   v.pieces.reserve(n_vocab);
   v.scores.reserve(n_vocab);
@@ -38,26 +39,31 @@ SyntheticVocab synthetic_vocab(size_t n_vocab) {
     add(piece, 0.0f, kByte);
   }
 
+  const size_t n_generated = n_vocab - added_control.size();
   // Level L holds "▁" + each word of L-1 letters, then each word of L letters.
   float score = 0.0f;
   const auto add_normal = [&](std::string piece) {
     score -= 1.0f;
     add(std::move(piece), score, kNormal);
-    return v.pieces.size() < n_vocab;
+    return v.pieces.size() < n_generated;
   };
-  std::vector<std::string> words{""};  // the words one letter shorter than this level's
-  while (v.pieces.size() < n_vocab) {
-    for (const auto& w : words)
-      if (!add_normal(std::string(kSpace) + w)) return v;
-    std::vector<std::string> longer;
-    longer.reserve(words.size() * 26);
-    for (const auto& w : words)
-      for (char c = 'a'; c <= 'z'; ++c) {
-        longer.push_back(w + c);
-        if (!add_normal(longer.back())) return v;
-      }
-    words = std::move(longer);
-  }
+  const auto add_levels = [&] {
+    std::vector<std::string> words{""};  // the words one letter shorter than this level's
+    while (v.pieces.size() < n_generated) {
+      for (const auto& w : words)
+        if (!add_normal(std::string(kSpace) + w)) return;
+      std::vector<std::string> longer;
+      longer.reserve(words.size() * 26);
+      for (const auto& w : words)
+        for (char c = 'a'; c <= 'z'; ++c) {
+          longer.push_back(w + c);
+          if (!add_normal(longer.back())) return;
+        }
+      words = std::move(longer);
+    }
+  };
+  add_levels();
+  for (const std::string& piece : added_control) add(piece, 0.0f, kControl);
   return v;
 }
 

@@ -18,7 +18,9 @@ struct SyntheticVocab {
 // length ("▁", "a".."z", "▁a".."▁z", "aa".."zz", "▁aa", ...). Every piece
 // longer than one character is a shorter piece plus a letter, so BPE merges
 // can reach it; scores fall with the id, as SentencePiece's log-probabilities do.
-// Throws pdbench::Error when n_vocab < 259.
-SyntheticVocab synthetic_vocab(size_t n_vocab);
+// The last pieces are then `added_control` in order (a vocabulary's added
+// tokens, such as Phi-3's <|endoftext|>). Throws pdbench::Error when n_vocab
+// < 259 + added_control.size().
+SyntheticVocab synthetic_vocab(size_t n_vocab, const std::vector<std::string>& added_control = {});
 
 }  // namespace pdbench

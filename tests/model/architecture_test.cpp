@@ -119,5 +119,33 @@ TEST_F(Architectures, RopeFreqsMustBePositive) {
   expect_refused(path, "tensor rope_freqs.weight: divisor 0");
 }
 
+// phi3 fuses Q, K, V into attn_qkv and gate, up into ffn_up: the loader's
+// views are those tensors' rows in that order, used in place.
+TEST_F(Architectures, Phi3FusedTensorsAreViewedInPlace) {
+  const Model m = Model::load(write("tiny-phi3", "phi3"));
+  const ModelConfig& c = m.config();
+  EXPECT_TRUE(c.fused_projections);
+  const LayerWeights& l = m.weights().layers[0];
+  EXPECT_EQ(l.wq.rows, static_cast<int64_t>(c.q_dim()));
+  EXPECT_EQ(l.wk.data, l.wq.data + l.wq.bytes());
+  EXPECT_EQ(l.wv.data, l.wk.data + l.wk.bytes());
+  EXPECT_EQ(l.wv.rows, static_cast<int64_t>(c.kv_dim()));
+  EXPECT_EQ(l.w_gate.rows, static_cast<int64_t>(c.ffn_dim));
+  EXPECT_EQ(l.w_up.data, l.w_gate.data + l.w_gate.bytes());
+  const auto bound = [&](const std::string& name) {
+    return std::count_if(m.tensors().begin(), m.tensors().end(), [&](const NamedTensor& t) { return t.name == name; });
+  };
+  EXPECT_EQ(bound("blk.0.attn_qkv.weight"), 1);
+  EXPECT_EQ(bound("blk.0.ffn_up.weight"), 1);
+  EXPECT_EQ(bound("blk.0.attn_q.weight"), 0);
+}
+
+// Phi-3 128k files carry LongRoPE factors, which are not implemented.
+TEST_F(Architectures, LongRopeFactorsAreRefusedByName) {
+  const std::string path = dir_ + "/longrope.gguf";
+  add_vector(write("tiny-phi3", "base"), path, "rope_factors_long.weight", 64);
+  expect_refused(path, "tensor rope_factors_long.weight: LongRoPE scaling (Phi-3 128k) is not supported");
+}
+
 }  // namespace
 }  // namespace pdbench

@@ -4,6 +4,7 @@
 // (tests/data/llama.cpp-logits, PROVENANCE.md there).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -115,6 +116,15 @@ TEST(LlamaCppLogits, Qwen3WithQkNorm) {
   expect_matches_llama_cpp("tiny-qwen3", "q-norm-doubled", {{}, [](const std::string& name, std::span<std::byte> b) {
                              if (name.ends_with("attn_q_norm.weight"))
                                for (size_t i = 0; i < b.size(); i += sizeof(float)) test::poke(b, i, 2.0f);
+                           }});
+}
+
+// Phi-3's fused tensors: attn_qkv's rows are Q, K, V and ffn_up's are gate
+// then up; the stripped copy swaps ffn_up's halves (SiLU on the up rows).
+TEST(LlamaCppLogits, Phi3WithFusedProjections) {
+  expect_matches_llama_cpp("tiny-phi3", "gate-up-swapped", {{}, [](const std::string& name, std::span<std::byte> b) {
+                             const auto half = static_cast<ptrdiff_t>(b.size() / 2);
+                             if (name.ends_with("ffn_up.weight")) std::swap_ranges(b.begin(), b.begin() + half, b.begin() + half);
                            }});
 }
 

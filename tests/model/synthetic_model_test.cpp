@@ -250,6 +250,14 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
   EXPECT_EQ(qwen3.rope_theta, 1e6f);
   EXPECT_TRUE(qwen3.tied_output);
 
+  const ModelConfig phi3 = preset_config("phi-3-mini");
+  EXPECT_EQ(phi3.arch, Architecture::Phi3);
+  EXPECT_TRUE(phi3.fused_projections);
+  EXPECT_EQ(phi3.head_dim, 96u);
+  EXPECT_EQ(phi3.n_kv_heads, 32u);
+  EXPECT_EQ(phi3.rope_style, ref::RopeStyle::Neox);
+  EXPECT_FALSE(phi3.tied_output);
+
   const ModelConfig llama8b = preset_config("llama-3.1-8b");
   EXPECT_EQ(llama8b.head_dim, 128u);
   EXPECT_EQ(llama8b.ffn_dim, 14336u);
@@ -262,6 +270,7 @@ TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
   EXPECT_EQ(parameter_count(preset_config("llama-3.2-1b")), 1'235'814'400u);
   EXPECT_EQ(parameter_count(preset_config("llama-3.1-8b")), 8'030'261'248u);
   EXPECT_EQ(parameter_count(preset_config("qwen3-0.6b")), 596'049'920u);
+  EXPECT_EQ(parameter_count(preset_config("phi-3-mini")), 3'821'079'552u);
   for (const auto& name : synthetic_model_names()) {
     const ModelConfig c = preset_config(name);
     EXPECT_NO_THROW(validate(c, name, gguf_config_keys(c.arch)));
@@ -305,6 +314,18 @@ TEST(SyntheticVocab, UniquePiecesOfExactSize) {
   EXPECT_EQ(v.pieces[286], "\u2581a");
   EXPECT_GT(v.scores[260], v.scores[286]);
   EXPECT_THROW(synthetic_vocab(258), Error);
+}
+
+// Added tokens end the vocabulary as control tokens, at the same size.
+TEST(SyntheticVocab, AddedControlTokensComeLast) {
+  const SyntheticVocab v = synthetic_vocab(400, {"<|endoftext|>", "<|end|>"});
+  ASSERT_EQ(v.pieces.size(), 400u);
+  EXPECT_EQ(v.pieces[398], "<|endoftext|>");
+  EXPECT_EQ(v.pieces[399], "<|end|>");
+  EXPECT_EQ(v.types[399], 3);
+  EXPECT_EQ(v.pieces[397], synthetic_vocab(398).pieces[397]);
+  EXPECT_EQ(synthetic_vocab(260, {"<|endoftext|>"}).pieces.back(), "<|endoftext|>");
+  EXPECT_THROW(synthetic_vocab(259, {"<|endoftext|>"}), Error);
 }
 
 }  // namespace
