@@ -1,8 +1,10 @@
 #include "bench/report/load_charts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "bench/report/batch_step_charts.h"
 #include "bench/report/cases.h"
 
 namespace pdbench::report {
@@ -17,15 +19,16 @@ std::string slots_label(const RunData& run, const Row& row, bool multi_run) {
   return multi_run ? run.label + " · " + slots : slots;
 }
 
-// The summary rows of load cases sent at a finite rate (inf has no place
-// on a rate axis), each as the datum every load chart starts from.
-json load_rows(const std::vector<RunData>& runs) {
+// The summary rows of load cases, each as the datum every load chart starts
+// from; with finite_only, those sent at a finite rate (inf has no place on a
+// rate axis).
+json load_rows(const std::vector<RunData>& runs, bool finite_only) {
   json rows = json::array();
   for (const RunData& run : runs) {
     if (!has_column(run.summary, "request_rate")) continue;  // a folder from before load cases
     for (const Row& row : run.summary.rows) {
       const double rate = number(run.summary, row, "request_rate");
-      if (!std::isfinite(rate)) continue;
+      if (std::isnan(rate) || (finite_only && !std::isfinite(rate))) continue;
       rows.push_back({{"run", run.label},
                       {"case_id", cell(run.summary, row, "case_id")},
                       {"request_rate", rate},
@@ -135,12 +138,72 @@ Chart goodput_chart(const std::vector<RunData>& runs, const json& rows) {
           spec, any_sla ? rate_search_sentences(runs, runs.size() > 1) : "No [sla] limits: only the request throughput is drawn."};
 }
 
+// Whether another point has no more latency and no less throughput, and
+// is better in one of them.
+bool dominated(const json& a, const json& points) {
+  const double x = a["tpot_ms"], y = a["tok_s"];
+  for (const json& b : points) {
+    const double bx = b["tpot_ms"], by = b["tok_s"];
+    if (bx <= x && by >= y && (bx < x || by > y)) return true;
+  }
+  return false;
+}
+
+// Output throughput against the median request's TPOT for every load case,
+// and the front no other setting beats in both: what each slot count and
+// rate buys in throughput for the per-token latency it costs.
+Chart pareto_chart(const std::vector<RunData>& runs, const json& rows) {
+  json points = json::array();
+  for (const json& r : rows) {
+    const RunData& run = run_of(runs, r);
+    const Row& row = run.summary.rows[r["row"].get<size_t>()];
+    const double tpot = number(run.summary, row, "tpot_p50_ms");
+    const double tok_s = number(run.summary, row, "output_median_tok_s");
+    if (!std::isfinite(tpot) || !std::isfinite(tok_s)) continue;
+    json d = r;
+    d["rate"] = cell(run.summary, row, "request_rate");
+    d["tpot_ms"] = tpot;
+    d["tok_s"] = tok_s;
+    points.push_back(std::move(d));
+  }
+  json front = json::array();
+  for (const json& p : points)
+    if (!dominated(p, points)) front.push_back(p);
+  std::sort(front.begin(), front.end(), [](const json& a, const json& b) { return a["tpot_ms"] < b["tpot_ms"]; });
+  const std::string title = "Throughput vs latency: the Pareto front";
+  json spec = base_spec(title);
+  const json x = {{"field", "tpot_ms"}, {"type", "quantitative"}, {"title", "TPOT p50 over every request (ms)"},
+                  {"scale", {{"zero", false}}}};
+  const json y = {{"field", "tok_s"}, {"type", "quantitative"}, {"title", "output tokens/s, median over runs"}};
+  const json tooltip = json::array({{{"field", "case_id"}, {"title", "case"}}, {{"field", "rate"}, {"title", "rate (req/s)"}},
+                                    {{"field", "slots"}, {"title", "max_concurrency"}},
+                                    value_field("tpot_ms", "TPOT p50 (ms)"), value_field("tok_s", "output tokens/s")});
+  spec["layer"] = json::array();
+  spec["layer"].push_back({{"data", {{"values", front}}},
+                           {"mark", {{"type", "line"}, {"color", "#555"}, {"strokeDash", {4, 3}}, {"interpolate", "step-after"}}},
+                           {"encoding", {{"x", x}, {"y", y}}}});
+  spec["layer"].push_back(
+      {{"data", {{"values", points}}},
+       {"mark", {{"type", "point"}, {"filled", true}, {"size", 70}}},
+       {"encoding",
+        {{"x", x}, {"y", y}, {"color", {{"field", "slots"}, {"type", "nominal"}, {"title", "max_concurrency"}}}, {"tooltip", tooltip}}}});
+  return {"load-pareto", "Serving load", title,
+          "summary.csv: each load case's output tokens/s against its median TPOT, one color per slot count; the "
+          "dashed line joins the settings no other beats in both (the Pareto front).",
+          spec, std::to_string(front.size()) + " of " + std::to_string(points.size()) + " settings are on the front."};
+}
+
 }  // namespace
 
 std::vector<Chart> load_charts(const std::vector<RunData>& runs) {
-  const json rows = load_rows(runs);
-  if (rows.empty()) return {};
-  return {latency_chart(runs, rows), goodput_chart(runs, rows)};
+  std::vector<Chart> charts;
+  if (const json rows = load_rows(runs, true); !rows.empty()) {
+    charts.push_back(latency_chart(runs, rows));
+    charts.push_back(goodput_chart(runs, rows));
+  }
+  if (const json rows = load_rows(runs, false); !rows.empty()) charts.push_back(pareto_chart(runs, rows));
+  for (Chart& c : batch_step_charts(runs)) charts.push_back(std::move(c));
+  return charts;
 }
 
 }  // namespace pdbench::report

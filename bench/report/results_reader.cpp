@@ -29,6 +29,8 @@ RunData read_run(const std::string& dir) {
   run.summary = table("summary.csv");
   run.steps = table("steps.csv");
   run.ops = table("ops.csv");
+  const fs::path batch_steps = fs::path(dir) / "batch_steps.csv";
+  if (fs::exists(batch_steps)) run.batch_steps = runner::read_csv(batch_steps.string());
   run.accuracy = runner::read_accuracy(dir);
   run.meta = fs::exists(fs::path(dir) / "meta.json") ? runner::read_meta_json(dir) : nlohmann::json::object();
   return run;

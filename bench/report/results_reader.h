@@ -1,6 +1,6 @@
 #pragma once
-// One results folder (docs/RESULTS.md) loaded for a report: the four CSV
-// tables as written by the runner, and meta.json.
+// One results folder (docs/RESULTS.md) loaded for a report: the CSV tables
+// as written by the runner, and meta.json.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ struct RunData {
   runner::Table summary;
   runner::Table steps;
   runner::Table ops;
+  runner::Table batch_steps;  // no rows in folders from before load cases
   std::optional<runner::Table> accuracy;  // accuracy.csv, when the run scored one
   nlohmann::json meta;  // empty object when meta.json is absent
 };

@@ -82,6 +82,47 @@ TEST(Report, TheGoodputChartStatesWhatARateSearchFound) {
             "Rate search, p8_n3_q6_rsearch_c4_greedy: no rate searched meets the SLA (1 rate measured).");
 }
 
+const Chart& chart_named(const std::vector<Chart>& charts, const std::string& id) {
+  const auto it = std::find_if(charts.begin(), charts.end(), [&](const Chart& c) { return c.id == id; });
+  if (it == charts.end()) throw Error("no chart " + id);
+  return *it;
+}
+
+// Every load case is a point of throughput against TPOT; the front joins
+// those no other beats in both. In the fixture the 200 req/s cases beat the
+// 50 req/s ones (more tokens/s at less TPOT for 1 slot, more tokens/s for 2),
+// and neither 200 req/s case beats the other.
+TEST(Report, TheParetoFrontJoinsTheUndominatedSettings) {
+  const std::vector<Chart> charts = load_charts({read_run(fixture("load"))});
+  const Chart& pareto = chart_named(charts, "load-pareto");
+  const json& front = pareto.spec["layer"][0]["data"]["values"];
+  EXPECT_EQ(pareto.spec["layer"][1]["data"]["values"].size(), 4u);
+  ASSERT_EQ(front.size(), 2u);
+  EXPECT_EQ(front[0]["case_id"], "p8_n4_d0_t1_q6_r200_c1_greedy");  // in TPOT order
+  EXPECT_EQ(front[1]["case_id"], "p8_n4_d0_t1_q6_r200_c2_greedy");
+  EXPECT_EQ(pareto.note, "2 of 4 settings are on the front.");
+}
+
+// The steps of the case with the most goodput (the fixture's 200 req/s,
+// 2 slots), first repetition only: tokens stacked per step, the cache and
+// queue beside them, mixed and decode-only steps counted.
+TEST(Report, TheBestSettingsStepsAreDrawn) {
+  RunData run = read_run(fixture("load"));
+  const auto step = [](const std::string& id, const char* rep, const char* ms, const char* prefill, const char* decode) {
+    return std::vector<std::string>{"3", id, rep, "0", "0", ms, "2", prefill, decode, "4", "1"};
+  };
+  const std::string best = "p8_n4_d0_t1_q6_r200_c2_greedy";
+  run.batch_steps.rows = {step(best, "0", "3", "8", "1"), step(best, "0", "1", "0", "2"), step(best, "0", "2", "0", "2"),
+                          step(best, "1", "9", "8", "1"), step("p8_n4_d0_t1_q6_r50_c1_greedy", "0", "9", "8", "0")};
+  const std::vector<Chart> charts = load_charts({run});
+  const Chart& tokens = chart_named(charts, "load-step-tokens");
+  EXPECT_EQ(tokens.spec["data"]["values"].size(), 3u * 2);  // prompt and decode tokens per step
+  EXPECT_EQ(tokens.note,
+            "1 mixed steps (prompt and decode tokens) and 2 decode-only steps; median step 3 ms mixed against 1.5 ms "
+            "decode-only.");
+  EXPECT_EQ(chart_named(charts, "load-step-queue").spec["data"]["values"].size(), 3u * 2);
+}
+
 TEST(Report, HtmlEmbedsEveryChartWithData) {
   const std::string dir = test::temp_dir("report-html");
   const std::string html_path = dir + "/out/a.html";
