@@ -13,10 +13,15 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
 
 #include "bench/runner/csv_table.h"
 #include "tests/support/test_paths.h"
@@ -194,6 +199,47 @@ TEST(Interrupt, RunStoppedWhileItsModelIsGeneratedEndsAtOnce) {
   EXPECT_EQ(wait_exit(pid), 128 + SIGTERM);
   EXPECT_TRUE(fs::is_empty(models)) << "no model and no temporary left";
   EXPECT_FALSE(fs::exists(dir + "/out")) << "no results folder for a run that measured nothing";
+}
+
+// `pdbench serve` stopped by SIGTERM drains: the stream in flight when the
+// signal lands gets every token and its end, then the process exits 0.
+TEST(Interrupt, ServeDrainsTheStreamInFlightOnSigterm) {
+  const std::string dir = test::temp_dir("stop-serve");
+  const std::string err_path = dir + "/err";
+  const pid_t pid = start({"serve", "-m", test::model_path("stories260K.gguf"), "--port", "0", "-t", "1"}, err_path);
+  int port = 0;
+  const std::regex listening(R"(on http://127\.0\.0\.1:(\d+))");
+  ASSERT_TRUE(wait_until(pid, [&] {
+    std::smatch m;
+    const std::string err = read_text(err_path);
+    if (std::regex_search(err, m, listening)) port = std::stoi(m[1]);
+    return port != 0;
+  })) << read_text(err_path);
+  constexpr int kTokens = 400;  // the signal lands after the first of them
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(60, 0);
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.set_header("Content-Type", "application/json");
+  req.body = nlohmann::json{{"prompt", "Once"},  {"max_tokens", kTokens}, {"ignore_eos", true},
+                            {"stream", true}, {"stream_options", {{"include_usage", true}}}}
+                 .dump();
+  std::string body;
+  bool signalled = false;
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    body.append(data, n);
+    if (!signalled) signalled = ::kill(pid, SIGTERM) == 0;
+    return true;
+  };
+  const auto res = client.send(req);
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_TRUE(signalled);
+  EXPECT_NE(body.find("data: [DONE]"), std::string::npos) << body.substr(body.size() > 300 ? body.size() - 300 : 0);
+  EXPECT_NE(body.find("\"completion_tokens\":" + std::to_string(kTokens)), std::string::npos);
+  EXPECT_EQ(wait_exit(pid), 0);
+  EXPECT_NE(read_text(err_path).find("SIGTERM: draining the requests in flight"), std::string::npos)
+      << read_text(err_path);
 }
 
 }  // namespace
