@@ -12,18 +12,19 @@ void attention_head(const float* q, const KvCache& cache, size_t layer, size_t n
   const float scale = std::sqrt(static_cast<float>(shape.head_dim));
   const float* qh = q + h * shape.head_dim;
   const size_t kv_offset = (h / group) * shape.head_dim;
-  for (size_t t = 0; t < n_ctx; ++t) {
+  const size_t first = n_ctx == 0 ? 0 : first_visible(shape, n_ctx - 1);
+  for (size_t t = first; t < n_ctx; ++t) {
     const float* k = cache.key(layer, t) + kv_offset;
     float score = 0.0f;
     for (size_t i = 0; i < shape.head_dim; ++i) score += qh[i] * k[i];
-    scores[t] = score / scale;  // divide (not multiply by 1/scale) as run.c does
+    scores[t - first] = score / scale;  // divide (not multiply by 1/scale) as run.c does
   }
-  softmax(scores, n_ctx);
+  softmax(scores, n_ctx - first);
   float* oh = out + h * shape.head_dim;
   for (size_t i = 0; i < shape.head_dim; ++i) oh[i] = 0.0f;
-  for (size_t t = 0; t < n_ctx; ++t) {
+  for (size_t t = first; t < n_ctx; ++t) {
     const float* v = cache.value(layer, t) + kv_offset;
-    const float a = scores[t];
+    const float a = scores[t - first];
     for (size_t i = 0; i < shape.head_dim; ++i) oh[i] += a * v[i];
   }
 }

@@ -49,10 +49,11 @@ struct TileBuffers {
         max(max_rows),
         sum(max_rows),
         pos(max_rows),
+        first(max_rows),
         keys(kKvTile * head_dim),
         values(kKvTile * head_dim) {}
   std::vector<float> q, acc, max, sum;
-  std::vector<int32_t> pos;
+  std::vector<int32_t> pos, first;
   std::vector<float> keys, values;
 };
 
@@ -104,7 +105,8 @@ class TiledPrefill {
  private:
   // Row r of the tile is query first_query + r / G, head r % G of the group;
   // rows past the last real one (padding to kRowBlock) copy its position
-  // with a zero query, and their outputs are dropped.
+  // with a zero query, and their outputs are dropped. The walk over K/V
+  // starts at the first position row 0, the earliest, sees.
   void attend_query_tile(const WorkItem& item, TileBuffers& b) const {
     const QueryChunk& chunk = chunks_[item.chunk];
     const size_t hd = shape_.head_dim;
@@ -114,7 +116,9 @@ class TiledPrefill {
     const float inverse_scale = 1.0f / std::sqrt(static_cast<float>(hd));
     for (size_t r = 0; r < rows; ++r) {
       const size_t real = std::min(r, n_real - 1);
-      b.pos[r] = static_cast<int32_t>(chunk.first_pos + item.first_query + real / group_);
+      const size_t pos = chunk.first_pos + item.first_query + real / group_;
+      b.pos[r] = static_cast<int32_t>(pos);
+      b.first[r] = static_cast<int32_t>(ref::first_visible(shape_, pos));
       const float* q = query_head(chunk.q, q_stride_, item, real);
       const float factor = r < n_real ? inverse_scale : 0.0f;
       for (size_t i = 0; i < hd; ++i) b.q[i * rows + r] = q[i] * factor;
@@ -122,9 +126,9 @@ class TiledPrefill {
     std::fill_n(b.max.begin(), rows, -std::numeric_limits<float>::infinity());
     std::fill_n(b.sum.begin(), rows, 0.0f);
     std::fill_n(b.acc.begin(), rows * hd, 0.0f);
-    const prefill_detail::QueryTile tile{b.q.data(),   b.pos.data(), rows,        hd,
-                                         b.max.data(), b.sum.data(), b.acc.data()};
-    for (size_t first = 0; first < item.end_pos; first += kKvTile) {
+    const prefill_detail::QueryTile tile{b.q.data(),   b.pos.data(), b.first.data(), rows,
+                                         hd,           b.max.data(), b.sum.data(),   b.acc.data()};
+    for (auto first = static_cast<size_t>(b.first[0]); first < item.end_pos; first += kKvTile) {
       unpack_kv_tile(chunk.seq, item.kv_head, first, std::min(kKvTile, item.end_pos - first), b);
       kernels_.attend(tile, b.keys.data(), b.values.data(), first);
     }

@@ -126,7 +126,8 @@ void merge_attention(std::span<const AttentionPartial> parts, const ref::Attenti
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
                             AttentionPartial& scratch, float* out, Isa isa) {
-  attention_partial(q, cache, seq, layer, 0, n_ctx, shape, scratch, isa);
+  const size_t first = n_ctx == 0 ? 0 : ref::first_visible(shape, n_ctx - 1);
+  attention_partial(q, cache, seq, layer, first, n_ctx, shape, scratch, isa);
   merge_attention(std::span(&scratch, 1), shape, out, isa);
 }
 

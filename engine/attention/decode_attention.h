@@ -41,6 +41,7 @@ struct AttentionPartial {
 
 // The partial over positions [begin, end) of seq's layer `layer` (end at
 // most its length; begin == end gives an empty partial). `part` is resized.
+// shape.window is the caller's to apply, by the range it asks for.
 // Only reads the cache, so threads may run it at once while nothing writes.
 void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                        size_t begin, size_t end, const ref::AttentionShape& shape,
@@ -50,7 +51,8 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
 void merge_attention(std::span<const AttentionPartial> parts, const ref::AttentionShape& shape,
                      float* out, Isa isa = selected_isa());
 
-// One partial over [0, n_ctx) merged into out, on this thread.
+// One partial over the positions a query at n_ctx - 1 sees ([0, n_ctx), or
+// the window's last positions) merged into out, on this thread.
 void paged_attention_decode(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                             size_t n_ctx, const ref::AttentionShape& shape,
                             AttentionPartial& scratch, float* out,

@@ -37,25 +37,26 @@ void paged_attention(const float* q, const PagedKvCache& cache, SequenceId seq, 
   const size_t bs = pool.block_tokens();
   const size_t group = shape.n_heads / shape.n_kv_heads;
   const float scale = std::sqrt(static_cast<float>(shape.head_dim));
+  const size_t first = first_visible(shape, n_ctx - 1);
   std::vector<float> vec(shape.head_dim);  // one decoded vector at a time
   for (size_t h = 0; h < shape.n_heads; ++h) {
     const float* qh = q + h * shape.head_dim;
     const size_t kv_head = h / group;
-    for (size_t t = 0; t < n_ctx; ++t) {
+    for (size_t t = first; t < n_ctx; ++t) {
       kv_decode(c.k_type, pool.keys(table[t / bs], layer, kv_head) + t % bs * pool.k_vector_bytes(),
                 vec.data(), shape.head_dim);
       float score = 0.0f;
       for (size_t i = 0; i < shape.head_dim; ++i) score += qh[i] * vec[i];
-      scores[t] = score / scale;  // divide (not multiply by 1/scale) as ref::attention does
+      scores[t - first] = score / scale;  // divide (not multiply by 1/scale) as ref::attention does
     }
-    softmax(scores, n_ctx);
+    softmax(scores, n_ctx - first);
     float* oh = out + h * shape.head_dim;
     for (size_t i = 0; i < shape.head_dim; ++i) oh[i] = 0.0f;
-    for (size_t t = 0; t < n_ctx; ++t) {
+    for (size_t t = first; t < n_ctx; ++t) {
       kv_decode(c.v_type,
                 pool.values(table[t / bs], layer, kv_head) + t % bs * pool.v_vector_bytes(),
                 vec.data(), shape.head_dim);
-      const float a = scores[t];
+      const float a = scores[t - first];
       for (size_t i = 0; i < shape.head_dim; ++i) oh[i] += a * vec[i];
     }
   }

@@ -17,8 +17,10 @@ void check_paged_attention(const PagedKvCache& cache, SequenceId seq, size_t lay
 
 namespace ref {
 
-// out[h] = softmax(q[h] . K[0..n_ctx) / sqrt(head_dim)) . V for each query
-// head h, reading layer `layer` of `seq`. `scores` holds n_ctx floats.
+// out[h] = softmax(q[h] . K[first..n_ctx) / sqrt(head_dim)) . V for each
+// query head h of a query at position n_ctx - 1, first being
+// first_visible(shape, n_ctx - 1), reading layer `layer` of `seq`.
+// `scores` holds n_ctx floats.
 void paged_attention(const float* q, const PagedKvCache& cache, SequenceId seq, size_t layer,
                      size_t n_ctx, const AttentionShape& shape, float* scores, float* out);
 

@@ -23,8 +23,9 @@ using UnpackVectors = void (*)(const std::byte* vectors, size_t n, size_t head_d
 // at [i * rows + r].
 struct QueryTile {
   const float* q;      // head_dim x rows, times 1 / sqrt(head_dim): q . k is the score
-  const int32_t* pos;  // rows: each row's position; it sees keys at positions <= pos
-  size_t rows;         // a multiple of kRowBlock
+  const int32_t* pos;    // rows: each row's position; it sees keys at positions <= pos
+  const int32_t* first;  // rows: and at positions >= first (its window's start, or 0)
+  size_t rows;           // a multiple of kRowBlock
   size_t head_dim;
   float* max;  // rows: the largest score so far (-inf before the first)
   float* sum;  // rows: sum of exp(score - max)
@@ -33,7 +34,7 @@ struct QueryTile {
 
 // Folds kKvTile keys and values (rows of head_dim floats, zero past the
 // sequence) at positions first, first + 1, ... into the tile's state. A row
-// that sees none of them must have seen an earlier tile (a finite max).
+// that sees none of them keeps its state (-inf max before its first key).
 using AttendKvTile = void (*)(const QueryTile& tile, const float* keys, const float* values,
                               size_t first);
 

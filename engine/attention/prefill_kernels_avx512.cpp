@@ -48,20 +48,26 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
       for (size_t c = 0; c < kKvTile; ++c)
         s[c] = _mm512_fmadd_ps(q, _mm512_set1_ps(keys[c * hd + i]), s[c]);
     }
-    // Causal mask: lane r sees key c when first + c <= its position.
+    // Causal and window mask: lane r sees key c when its window's first
+    // position <= first + c <= its position.
     const __m512i pos = _mm512_loadu_si512(tile.pos + r);
+    const __m512i row_first = _mm512_loadu_si512(tile.first + r);
+    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     __mmask16 seen[kKvTile];
-    __m512 tile_max = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    __m512 tile_max = minus_inf;
 #pragma GCC unroll 16
     for (size_t c = 0; c < kKvTile; ++c) {
-      seen[c] =
-          _mm512_cmp_epi32_mask(_mm512_set1_epi32(static_cast<int>(first + c)), pos, _MM_CMPINT_LE);
+      const __m512i key = _mm512_set1_epi32(static_cast<int>(first + c));
+      seen[c] = _mm512_cmp_epi32_mask(key, pos, _MM_CMPINT_LE) &
+                _mm512_cmp_epi32_mask(row_first, key, _MM_CMPINT_LE);
       tile_max = _mm512_mask_max_ps(tile_max, seen[c], tile_max, s[c]);
     }
     const __m512 old_max = _mm512_loadu_ps(tile.max + r);
     const __m512 max = _mm512_max_ps(old_max, tile_max);
-    const __m512 f =
-        avx512_math::exp(_mm512_sub_ps(old_max, max));  // rescales what came before
+    // Rescales what came before; 0 in a lane that has seen no key yet (its
+    // window starts past this tile), where exp(-inf - -inf) would be NaN.
+    const __mmask16 started = _mm512_cmp_ps_mask(max, minus_inf, _CMP_NEQ_UQ);
+    const __m512 f = _mm512_maskz_mov_ps(started, avx512_math::exp(_mm512_sub_ps(old_max, max)));
     __m512 sum = _mm512_mul_ps(_mm512_loadu_ps(tile.sum + r), f);
 #pragma GCC unroll 16
     for (size_t c = 0; c < kKvTile; ++c) {

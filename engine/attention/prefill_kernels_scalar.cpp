@@ -21,11 +21,14 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
   const size_t rows = tile.rows, hd = tile.head_dim;
   for (size_t r = 0; r < rows; ++r) {
     const auto pos = static_cast<size_t>(tile.pos[r]);
-    if (pos < first) continue;
-    const size_t seen = std::min(kKvTile, pos - first + 1);  // causal: a prefix of the tile
+    const auto row_first = static_cast<size_t>(tile.first[r]);
+    if (pos < first || row_first >= first + kKvTile) continue;
+    // Keys [from, seen) of the tile: causal, and inside the row's window.
+    const size_t from = row_first > first ? row_first - first : 0;
+    const size_t seen = std::min(kKvTile, pos - first + 1);
     float w[kKvTile];
     float tile_max = -std::numeric_limits<float>::infinity();
-    for (size_t c = 0; c < seen; ++c) {
+    for (size_t c = from; c < seen; ++c) {
       w[c] = 0.0f;
       for (size_t i = 0; i < hd; ++i) w[c] += tile.q[i * rows + r] * keys[c * hd + i];
       tile_max = std::max(tile_max, w[c]);
@@ -34,13 +37,13 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
     const float f = std::exp(tile.max[r] - max);  // rescales what came before
     tile.max[r] = max;
     tile.sum[r] *= f;
-    for (size_t c = 0; c < seen; ++c) {
+    for (size_t c = from; c < seen; ++c) {
       w[c] = std::exp(w[c] - max);
       tile.sum[r] += w[c];
     }
     for (size_t i = 0; i < hd; ++i) {
       float a = tile.acc[i * rows + r] * f;
-      for (size_t c = 0; c < seen; ++c) a += w[c] * values[c * hd + i];
+      for (size_t c = from; c < seen; ++c) a += w[c] * values[c * hd + i];
       tile.acc[i * rows + r] = a;
     }
   }

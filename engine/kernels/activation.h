@@ -19,6 +19,12 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
 // avx512_math::exp (about 1 ulp from std::exp).
 void swiglu(float* gate, const float* up, size_t n, Isa isa = selected_isa());
 
+// gate[i] = gelu(gate[i]) * up[i], as ref::geglu, bit for bit: gelu looked
+// up by the input's f16 bits in a table of ref::gelu's values, as ggml
+// does (one tanh per element cost more than the rest of the step's
+// elementwise work). The same on every ISA.
+void geglu(float* gate, const float* up, size_t n);
+
 // a[i] += b[i], as ref::add (the same sums; GCC at -O2 leaves the portable
 // loop scalar).
 void add(float* a, const float* b, size_t n, Isa isa = selected_isa());

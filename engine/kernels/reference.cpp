@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/kernels/dequantize.h"
+#include "engine/util/half.h"
 
 namespace pdbench::ref {
 
@@ -98,6 +99,27 @@ void swiglu(float* gate, const float* up, size_t n) {
     const float g = gate[i];
     gate[i] = g * (1.0f / (1.0f + std::exp(-g))) * up[i];
   }
+}
+
+float gelu_tanh(float x) {
+  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  constexpr float kCoefA = 0.044715f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoefA * x * x)));
+}
+
+float gelu(float x) {
+  if (x <= -10.0f) return 0.0f;
+  if (x >= 10.0f) return x;
+  return fp16_to_f32(f32_to_fp16(gelu_tanh(fp16_to_f32(f32_to_fp16(x)))));
+}
+
+void geglu(float* gate, const float* up, size_t n) {
+  for (size_t i = 0; i < n; ++i) gate[i] = gelu(gate[i]) * up[i];
+}
+
+void softcap(float* x, size_t n, float cap) {
+  const float inverse = 1.0f / cap;
+  for (size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i] * inverse) * cap;
 }
 
 void add(float* a, const float* b, size_t n) {

@@ -49,6 +49,25 @@ void softmax(float* x, size_t n);
 // gate[i] = silu(gate[i]) * up[i]
 void swiglu(float* gate, const float* up, size_t n);
 
+// GELU's tanh approximation in f32, as ggml_gelu_f32 computes it:
+// 0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2))).
+float gelu_tanh(float x);
+
+// GELU as ggml's CPU backend runs it (GGML_GELU_FP16): 0 at x <= -10, x at
+// x >= 10, and between them gelu_tanh of x rounded to f16, rounded to f16
+// (its table of every f16 input). The roundings move a value by up to
+// 2^-11 of it: with gelu_tanh in f32 instead, the reference pass missed
+// llama.cpp's tiny-gemma3 logits by 1.0e-5 of the largest, twice the
+// fixture's bound, against 1.7e-6 with them.
+float gelu(float x);
+
+// gate[i] = gelu(gate[i]) * up[i] (Gemma's GeGLU)
+void geglu(float* gate, const float* up, size_t n);
+
+// x[i] = cap tanh(x[i] / cap), with ggml's operations: x times 1 / cap,
+// tanh, times cap (Gemma's logit softcapping).
+void softcap(float* x, size_t n, float cap);
+
 // a[i] += b[i]
 void add(float* a, const float* b, size_t n);
 

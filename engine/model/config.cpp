@@ -8,12 +8,14 @@ namespace {
 
 // llama GGUF stores Q/K rows permuted for adjacent-pair RoPE; the others
 // keep the checkpoint's NeoX (rotate-half) layout (llama.cpp's rope types).
+using enum FfnActivation;
 constexpr ArchitectureTraits kArchitectures[] = {
-    // arch               name     rope                     qkv_bias qk_norm fused
-    {Architecture::Llama, "llama", ref::RopeStyle::AdjacentPairs, false, false, false},
-    {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false, false},
-    {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true, false},
-    {Architecture::Phi3, "phi3", ref::RopeStyle::Neox, false, false, true},
+    // arch                name      rope                     qkv_bias qk_norm fused ffn  post_norms scaled_embedding
+    {Architecture::Llama, "llama", ref::RopeStyle::AdjacentPairs, false, false, false, SwiGlu, false, false},
+    {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false, false, SwiGlu, false, false},
+    {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true, false, SwiGlu, false, false},
+    {Architecture::Phi3, "phi3", ref::RopeStyle::Neox, false, false, true, SwiGlu, false, false},
+    {Architecture::Gemma3, "gemma3", ref::RopeStyle::Neox, false, true, false, GeGlu, true, true},
 };
 
 }  // namespace
@@ -41,6 +43,9 @@ void apply_traits(const ArchitectureTraits& traits, ModelConfig& c) {
   c.qkv_bias = traits.qkv_bias;
   c.qk_norm = traits.qk_norm;
   c.fused_projections = traits.fused_projections;
+  c.ffn_activation = traits.ffn_activation;
+  c.post_norms = traits.post_norms;
+  c.scaled_embedding = traits.scaled_embedding;
 }
 
 ConfigKeys gguf_config_keys(Architecture arch) {
@@ -57,6 +62,10 @@ ConfigKeys gguf_config_keys(Architecture arch) {
   k.rope_dim = p + "rope.dimension_count";
   k.rope_theta = p + "rope.freq_base";
   k.rms_eps = p + "attention.layer_norm_rms_epsilon";
+  k.sliding_window = p + "attention.sliding_window";
+  k.sliding_period = p + "attention.sliding_window_pattern";
+  k.rope_theta_sliding = p + "rope.freq_base_swa";
+  k.final_softcap = p + "final_logit_softcapping";
   return k;
 }
 
@@ -87,8 +96,20 @@ void validate(const ModelConfig& c, const std::string& path, const ConfigKeys& k
   if (c.rope_dim == 0 || c.rope_dim > c.head_dim || c.rope_dim % 2 != 0)
     fail("rope dimension count", keys.rope_dim, std::to_string(c.rope_dim),
          "an even number from 2 to the head size " + std::to_string(c.head_dim));
-  if (!(c.rope_theta > 0.0f && c.rope_theta < 1e12f))  // false for NaN too
-    fail("rope frequency base", keys.rope_theta, std::to_string(c.rope_theta), "a positive number below 1e12");
+  const auto check_theta = [&](const std::string& key, float theta) {
+    if (!(theta > 0.0f && theta < 1e12f))  // false for NaN too
+      fail("rope frequency base", key, std::to_string(theta), "a positive number below 1e12");
+  };
+  check_theta(keys.rope_theta, c.rope_theta);
+  if (c.sliding_window != 0) {
+    in_range("sliding window", keys.sliding_window, c.sliding_window, kMaxContext);
+    if (c.sliding_period > kMaxLayers)
+      fail("sliding window pattern", keys.sliding_period, std::to_string(c.sliding_period),
+           "0 to " + std::to_string(kMaxLayers));
+    check_theta(keys.rope_theta_sliding, c.rope_theta_sliding);
+  }
+  if (!(c.final_softcap >= 0.0f && c.final_softcap < 1e12f))
+    fail("final logit softcap", keys.final_softcap, std::to_string(c.final_softcap), "0 (none) or a positive number");
   if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
     fail("RMS norm epsilon", keys.rms_eps, std::to_string(c.rms_eps), "a number in (0, 1)");
 }

@@ -7,7 +7,13 @@
 
 namespace pdbench {
 
-enum class Architecture { Llama, Qwen2, Qwen3, Phi3 };
+enum class Architecture { Llama, Qwen2, Qwen3, Phi3, Gemma3 };
+
+// The FFN's gated activation: act(gate) * up.
+enum class FfnActivation {
+  SwiGlu,  // silu
+  GeGlu,   // gelu, tanh approximation (Gemma), as ggml's CPU backend rounds it (ref::geglu)
+};
 
 struct ModelConfig {
   Architecture arch = Architecture::Llama;
@@ -24,10 +30,28 @@ struct ModelConfig {
   ref::RopeStyle rope_style = ref::RopeStyle::AdjacentPairs;
   float rms_eps = 1e-5f;
   bool qkv_bias = false;
-  bool qk_norm = false;  // RMSNorm of each Q and K head before RoPE (qwen3)
+  bool qk_norm = false;  // RMSNorm of each Q and K head before RoPE (qwen3, gemma3)
   // Q, K, V stored as one attn_qkv matrix and gate, up as one ffn_up of
   // twice the FFN width, gate rows first (phi3).
   bool fused_projections = false;
+  FfnActivation ffn_activation = FfnActivation::SwiGlu;
+  // RMSNorm of the attention and FFN outputs before each residual add
+  // (attn_post_norm, ffn_post_norm: Gemma).
+  bool post_norms = false;
+  bool scaled_embedding = false;  // embedding rows times sqrt(dim) (Gemma)
+  // Sliding-window attention: a sliding layer's query at position p sees
+  // the keys at p0 with p - p0 < sliding_window (llama.cpp's is_masked_swa).
+  // 0: no sliding layers. Of every sliding_period layers the last is global
+  // (llama.cpp's set_swa_pattern; 0: every layer slides). Sliding layers
+  // rotate with rope_theta_sliding, global ones with rope_theta.
+  size_t sliding_window = 0;
+  size_t sliding_period = 0;
+  float rope_theta_sliding = 10000.0f;
+  // The scores' factor where it is not 1 / sqrt(head_dim) (Gemma 27B: 1 /
+  // sqrt(dim / n_heads)); 0: 1 / sqrt(head_dim).
+  float attention_scale = 0;
+  // The logits become final_softcap tanh(logit / final_softcap); 0: none.
+  float final_softcap = 0;
   bool tied_output = false;  // LM head shares the token embedding
   // Llama 3 RoPE scaling: > 0 when the file carries rope_freqs.weight (a
   // divisor per rotated pair, applied to the pair's frequency), then its
@@ -37,10 +61,17 @@ struct ModelConfig {
 
   size_t q_dim() const { return n_heads * head_dim; }
   size_t kv_dim() const { return n_kv_heads * head_dim; }
+  bool is_sliding(size_t layer) const {
+    return sliding_window != 0 && (sliding_period == 0 || layer % sliding_period < sliding_period - 1);
+  }
+  // The keys a query of the layer sees back from its own position (0: all).
+  size_t layer_window(size_t layer) const { return is_sliding(layer) ? sliding_window : 0; }
+  float layer_rope_theta(size_t layer) const { return is_sliding(layer) ? rope_theta_sliding : rope_theta; }
 };
 
 // What an architecture's files imply rather than state: how Q and K are
-// stored for RoPE, and which optional tensors every layer has.
+// stored for RoPE, which optional tensors every layer has, the FFN's
+// activation and whether the embedding is scaled.
 struct ArchitectureTraits {
   Architecture arch;
   const char* name;  // general.architecture
@@ -48,6 +79,9 @@ struct ArchitectureTraits {
   bool qkv_bias;
   bool qk_norm;
   bool fused_projections;
+  FfnActivation ffn_activation;
+  bool post_norms;
+  bool scaled_embedding;
 };
 
 // Throws pdbench::Error "PATH: architecture 'NAME' is not supported
@@ -62,7 +96,7 @@ void apply_traits(const ArchitectureTraits& traits, ModelConfig& config);
 // n_layers"), so an error names the key to look at.
 struct ConfigKeys {
   std::string dim, n_layers, n_heads, n_kv_heads, head_dim, ffn_dim, vocab, context_length, rope_dim, rope_theta,
-      rms_eps;
+      rms_eps, sliding_window, sliding_period, rope_theta_sliding, final_softcap;
 };
 
 // The GGUF metadata keys of an architecture; the vocabulary size is the
@@ -73,7 +107,7 @@ ConfigKeys gguf_config_keys(Architecture arch);
 // sized from the config, for shapes the forward pass cannot run: zero or
 // absurd sizes (bounds far above any real model, which also keep size
 // arithmetic from overflowing), heads not dividing, rope_dim odd or above
-// head_dim, non-finite or out-of-range rope theta and RMS epsilon.
+// head_dim, non-finite or out-of-range rope thetas, RMS epsilon and softcap.
 void validate(const ModelConfig& config, const std::string& path, const ConfigKeys& keys);
 
 }  // namespace pdbench

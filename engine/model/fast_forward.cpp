@@ -57,12 +57,6 @@ std::vector<QueryChunk> query_chunks(std::span<const TokenSlot> slots, const flo
   return chunks;
 }
 
-double context_sum(std::span<const TokenSlot> slots) {
-  double sum = 0;
-  for (const TokenSlot& s : slots) sum += static_cast<double>(s.pos + 1);
-  return sum;
-}
-
 // RMSNorm of each of n_heads vectors of head_dim in place (qwen3's QK norm).
 void rmsnorm_heads(float* x, size_t n_heads, size_t head_dim, std::span<const float> weight, float eps) {
   for (size_t h = 0; h < n_heads; ++h) rmsnorm(x + h * head_dim, x + h * head_dim, weight.data(), head_dim, eps);
@@ -151,8 +145,7 @@ class FastForward::Pass {
         team_(team),
         clock_(profile),
         queries_(n_ > 1 ? query_chunks(slots, f.qkv_.data(), c_.q_dim() + 2 * c_.kv_dim(), f.attn_.data(), c_.q_dim())
-                        : std::vector<QueryChunk>{}),
-        ctx_sum_(context_sum(slots)) {}
+                        : std::vector<QueryChunk>{}) {}
 
   void layer(size_t layer);
   void logits(std::span<const size_t> rows);
@@ -162,9 +155,10 @@ class FastForward::Pass {
   void project(Projection& p, const float* in, size_t n, float* out);
   void rope_and_cache(const LayerWeights& l, size_t layer);
   void attend(size_t layer);
-  void add_to_residual();
-  void swiglu_rows();
-  void compact_swiglu_rows();
+  void add_to_residual(std::span<const float> post_norm);
+  void gated_activation_rows();
+  void compact_gated_rows();
+  void softcap_logits();
 
   FastForward& f_;
   const ModelConfig& c_;
@@ -173,10 +167,8 @@ class FastForward::Pass {
   const size_t n_;
   const ThreadTeam& team_;
   PhaseClock clock_;
-  // The same for every layer: the tokens' runs of positions (more than one
-  // token), and the sum of their context lengths (attention's FLOPs, bytes).
+  // The same for every layer: the tokens' runs of positions (more than one token).
   const std::vector<QueryChunk> queries_;
-  const double ctx_sum_;
 };
 
 std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const SequenceChunk> chunks, bool all_logits,
@@ -189,10 +181,14 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
   }
   const ModelConfig& c = model_.config();
   const std::span<const float> rope_freqs = model_.weights().rope_freqs;
-  rotations_.resize(slots.size() * c.rope_dim);
-  for (size_t t = 0; t < slots.size(); ++t)
-    ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, c.rope_theta, &rotations_[t * c.rope_dim],
-                       rope_freqs.empty() ? nullptr : rope_freqs.data());
+  // Global layers' rotations, then sliding layers' (their own RoPE base).
+  const std::array<float, 2> thetas{c.rope_theta, c.rope_theta_sliding};
+  for (size_t kind = 0; kind < (c.sliding_window != 0 ? 2 : 1); ++kind) {
+    rotations_[kind].resize(slots.size() * c.rope_dim);
+    for (size_t t = 0; t < slots.size(); ++t)
+      ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, thetas[kind],
+                         &rotations_[kind][t * c.rope_dim], rope_freqs.empty() ? nullptr : rope_freqs.data());
+  }
   // Each chunk's last token, or every token.
   std::vector<size_t> rows;
   for (size_t i = 0, end = 0; i < chunks.size(); ++i) {
@@ -235,6 +231,7 @@ void FastForward::embed(std::span<const SequenceChunk> chunks) {
   size_t t = 0;
   for (const SequenceChunk& c : chunks)
     for (int32_t id : c.tokens) ref::embedding_row(model_.weights().token_embedding, id, &x_[t++ * dim]);
+  if (model_.config().scaled_embedding) scale_embeddings(x_, dim);
 }
 
 void FastForward::Pass::layer(size_t layer) {
@@ -249,19 +246,20 @@ void FastForward::Pass::layer(size_t layer) {
   rope_and_cache(l, layer);
   clock_.mark(Op::Rope, li);
   attend(layer);
-  clock_.mark(Op::Attention, li, 4.0 * static_cast<double>(c_.q_dim()) * ctx_sum_,
-              static_cast<double>(cache_.pool().bytes_per_token_per_layer()) * ctx_sum_);
+  const double attended = attended_positions(slots_, c_.layer_window(layer));
+  clock_.mark(Op::Attention, li, 4.0 * static_cast<double>(c_.q_dim()) * attended,
+              static_cast<double>(cache_.pool().bytes_per_token_per_layer()) * attended);
   project(p.wo, f_.attn_.data(), n_, f_.out_.data());
-  add_to_residual();
+  add_to_residual(l.attn_post_norm);
   clock_.mark(Op::OutputProjection, li, gemm_flops(c_.dim, c_.q_dim(), n_), p.wo.weight_bytes);
   normalize(l.ffn_norm, {});
   clock_.mark(Op::FfnNorm, li);
   project(p.gate_up, f_.xb_.data(), n_, f_.gate_up_.data());
-  swiglu_rows();
+  gated_activation_rows();
   clock_.mark(Op::FfnGateUp, li, gemm_flops(2 * c_.ffn_dim, c_.dim, n_), p.gate_up.weight_bytes);
-  compact_swiglu_rows();
+  compact_gated_rows();
   project(p.down, f_.gate_up_.data(), n_, f_.out_.data());
-  add_to_residual();
+  add_to_residual(l.ffn_post_norm);
   clock_.mark(Op::FfnDown, li, gemm_flops(c_.dim, c_.ffn_dim, n_), p.down.weight_bytes);
 }
 
@@ -270,6 +268,7 @@ void FastForward::Pass::logits(std::span<const size_t> rows) {
   normalize(w.output_norm, rows);
   clock_.mark(Op::OutputNorm, -1);
   project(f_.lm_head_, f_.xb_.data(), rows.size(), f_.logits_.data());
+  if (c_.final_softcap != 0) softcap_logits();
   clock_.mark(Op::LmHead, -1, gemm_flops(c_.vocab, c_.dim, rows.size()), f_.lm_head_.weight_bytes);
 }
 
@@ -318,7 +317,8 @@ void FastForward::Pass::project(Projection& p, const float* in, size_t n, float*
   });
 }
 
-// QKV bias (qwen2), QK norm (qwen3), RoPE on Q and K, and K/V appended to the cache.
+// QKV bias (qwen2), QK norm (qwen3, gemma3), RoPE on Q and K (the layer's
+// base: global or sliding), Gemma 27B's query scale, and K/V appended to the cache.
 void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   team_.all([&](int thread, int n_threads) {
@@ -336,28 +336,30 @@ void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
         rmsnorm_heads(q, c_.n_heads, c_.head_dim, l.q_norm, c_.rms_eps);
         rmsnorm_heads(k, c_.n_kv_heads, c_.head_dim, l.k_norm, c_.rms_eps);
       }
-      const float* rotation = &f_.rotations_[t * c_.rope_dim];
+      const float* rotation = &f_.rotations_[c_.is_sliding(layer) ? 1 : 0][t * c_.rope_dim];
       ref::rope_rotate(q, c_.n_heads, c_.head_dim, c_.rope_dim, rotation, c_.rope_style);
       ref::rope_rotate(k, c_.n_kv_heads, c_.head_dim, c_.rope_dim, rotation, c_.rope_style);
+      if (c_.attention_scale != 0) scale_queries(q, c_);
       cache_.write(slots_[t].seq, layer, slots_[t].pos, k, v);
     }
   });
 }
 
-// One token: threads split the context's positions, each keeping a partial
+// One token: threads split the positions it sees, each keeping a partial
 // softmax state that one thread merges. More: the tiled prefill kernels
 // over runs of consecutive positions.
 void FastForward::Pass::attend(size_t layer) {
-  const ref::AttentionShape shape{c_.n_heads, c_.n_kv_heads, c_.head_dim};
+  const ref::AttentionShape shape{c_.n_heads, c_.n_kv_heads, c_.head_dim, c_.layer_window(layer)};
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   if (n_ > 1) {
     return team_.forking([&] { paged_attention_chunks(queries_, qkv_width, c_.q_dim(), cache_, layer, shape); });
   }
   const TokenSlot slot = slots_[0];
+  const size_t first = ref::first_visible(shape, slot.pos);
   team_.all([&](int thread, int n_threads) {
-    const RowRange positions = gemv_thread_rows(static_cast<int64_t>(slot.pos + 1), thread, n_threads);
-    attention_partial(f_.qkv_.data(), cache_, slot.seq, layer, static_cast<size_t>(positions.begin),
-                      static_cast<size_t>(positions.end), shape, f_.partials_[static_cast<size_t>(thread)]);
+    const RowRange positions = gemv_thread_rows(static_cast<int64_t>(slot.pos + 1 - first), thread, n_threads);
+    attention_partial(f_.qkv_.data(), cache_, slot.seq, layer, first + static_cast<size_t>(positions.begin),
+                      first + static_cast<size_t>(positions.end), shape, f_.partials_[static_cast<size_t>(thread)]);
   });
   team_.one([&] {
     merge_attention(std::span(f_.partials_.data(), static_cast<size_t>(omp_get_num_threads())), shape,
@@ -365,29 +367,46 @@ void FastForward::Pass::attend(size_t layer) {
   });
 }
 
-void FastForward::Pass::add_to_residual() {
+// The logits' softcap, split between threads by logit: decode's one row
+// of a 256K vocabulary is the most of them.
+void FastForward::Pass::softcap_logits() {
+  team_.all([&](int thread, int n_threads) {
+    const RowRange mine = gemv_thread_rows(static_cast<int64_t>(f_.logits_.size()), thread, n_threads);
+    ref::softcap(&f_.logits_[static_cast<size_t>(mine.begin)], static_cast<size_t>(mine.end - mine.begin),
+                 c_.final_softcap);
+  });
+}
+
+// x += out, each row of out first normalized with post_norm when there is
+// one (Gemma's post-attention and post-FFN norms).
+void FastForward::Pass::add_to_residual(std::span<const float> post_norm) {
   team_.each([&](int thread, int n_threads) {
     const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n_), thread, n_threads);
     const auto begin = static_cast<size_t>(mine.begin) * c_.dim;
+    for (size_t t = static_cast<size_t>(mine.begin); t < static_cast<size_t>(mine.end) && !post_norm.empty(); ++t)
+      rmsnorm(&f_.out_[t * c_.dim], &f_.out_[t * c_.dim], post_norm.data(), c_.dim, c_.rms_eps);
     add(&f_.x_[begin], &f_.out_[begin], static_cast<size_t>(mine.end - mine.begin) * c_.dim);
   });
 }
 
-// SwiGLU in place: row t of gate_up becomes silu(gate) * up in its first ffn_dim.
-void FastForward::Pass::swiglu_rows() {
+// SwiGLU or GeGLU in place: row t of gate_up becomes act(gate) * up in its first ffn_dim.
+void FastForward::Pass::gated_activation_rows() {
   team_.each([&](int thread, int n_threads) {
     const RowRange mine = gemv_thread_rows(static_cast<int64_t>(n_), thread, n_threads);
     for (auto t = static_cast<size_t>(mine.begin); t < static_cast<size_t>(mine.end); ++t) {
       float* row = &f_.gate_up_[t * 2 * c_.ffn_dim];
-      swiglu(row, row + c_.ffn_dim, c_.ffn_dim);
+      if (c_.ffn_activation == FfnActivation::GeGlu)
+        geglu(row, row + c_.ffn_dim, c_.ffn_dim);
+      else
+        swiglu(row, row + c_.ffn_dim, c_.ffn_dim);
     }
   });
 }
 
-// The SwiGLU outputs compacted to [n][ffn_dim] for the down projection; row
+// The gated outputs compacted to [n][ffn_dim] for the down projection; row
 // t moves to a lower offset that no later row still needs, so one thread
 // moves them in order, once every row is done.
-void FastForward::Pass::compact_swiglu_rows() {
+void FastForward::Pass::compact_gated_rows() {
   if (n_ == 1) return;
   team_.meet();
   team_.one([&] {

@@ -75,7 +75,9 @@ class FastForward : public Forward {
   Projection lm_head_;
   // Activations, one row per token in flight.
   std::vector<float> x_, xb_, qkv_, attn_, out_, gate_up_, logits_;
-  std::vector<float> rotations_;  // each token's RoPE rotation (ref::rope_rotation), for every layer
+  // Each token's RoPE rotation (ref::rope_rotation) for every global layer
+  // and, when the model has them, every sliding layer.
+  std::array<std::vector<float>, 2> rotations_;
   std::vector<AttentionPartial> partials_;  // one per thread
   // Each token's input to the current projection, prepared for its kernels:
   // one set per distinct weight type among the stacked parts.

@@ -1,5 +1,7 @@
 #include "engine/model/forward.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "engine/format/checked_math.h"
@@ -24,6 +26,22 @@ std::unique_ptr<Forward> make_forward(const Model& model, ForwardKind kind) {
   } catch (const Error& e) {  // packing the weights failed (memory)
     fail_file(model.path(), std::string("fast forward pass: ") + e.what());
   }
+}
+
+double attended_positions(std::span<const TokenSlot> slots, size_t window) {
+  double sum = 0;
+  for (const TokenSlot& s : slots) sum += static_cast<double>(window == 0 ? s.pos + 1 : std::min(s.pos + 1, window));
+  return sum;
+}
+
+void scale_embeddings(std::span<float> x, size_t dim) {
+  const float scale = std::sqrt(static_cast<float>(dim));
+  for (float& v : x) v *= scale;
+}
+
+void scale_queries(float* q, const ModelConfig& c) {
+  const float factor = c.attention_scale * std::sqrt(static_cast<float>(c.head_dim));
+  for (size_t i = 0; i < c.q_dim(); ++i) q[i] *= factor;
 }
 
 size_t activation_bytes(const ModelConfig& m, size_t tokens, size_t logit_rows) {

@@ -47,6 +47,18 @@ struct TokenSlot {
 // nothing) and returns one slot per token in chunk order.
 std::vector<TokenSlot> reserve_positions(PagedKvCache& cache, std::span<const SequenceChunk> chunks, size_t vocab);
 
+// The keys the slots' queries attend to in all, each seeing its position
+// and those before it, at most `window` of them (0: all): attention's
+// FLOPs and bytes per query dimension.
+double attended_positions(std::span<const TokenSlot> slots, size_t window);
+
+// Steps both passes share, in place. Gemma's embedding rows times
+// sqrt(dim), as llama.cpp scales them (by sqrtf of the width as a float).
+void scale_embeddings(std::span<float> x, size_t dim);
+// A token's queries times config.attention_scale * sqrt(head_dim), so that
+// attention's division by sqrt(head_dim) leaves attention_scale (Gemma 27B).
+void scale_queries(float* q, const ModelConfig& config);
+
 // Bytes of activations a forward pass holds with `tokens` tokens in flight
 // and `logit_rows` rows of logits, a bound for both passes: per token the
 // residual, normed input, Q, K, V, attention and projection outputs, gate

@@ -21,6 +21,7 @@ struct LayerWeights {
   std::span<const float> q_norm, k_norm;  // head_dim each; empty unless config.qk_norm
   std::span<const float> ffn_norm;
   MatrixView w_gate, w_up, w_down;
+  std::span<const float> attn_post_norm, ffn_post_norm;  // dim each; empty unless config.post_norms
 };
 
 // A weight tensor as the file names it, for checks that report by name.

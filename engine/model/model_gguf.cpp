@@ -1,6 +1,7 @@
 // Model::load_gguf: the architectures of config.h from GGUF metadata and
 // tensors named as llama.cpp names them.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "engine/format/gguf.h"
@@ -127,6 +128,21 @@ void bind_gate_up(const TensorBinder& bind, const std::string& b, const ModelCon
   l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
 }
 
+// Gemma 3's sliding layers and final softcap, with llama.cpp's values for
+// absent keys (llama_model_gemma3::load_arch_hparams: no window is no
+// sliding layer; of every 6 layers the last is global; sliding layers'
+// RoPE base 10000), and its attention scale: 1 / sqrt(dim / heads) for the
+// 27B, told by its 62 layers, 1 / sqrt(head_dim) for the others.
+void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
+  c.sliding_window = f.get_uint(k.sliding_window, 0);
+  if (c.sliding_window != 0) {
+    c.sliding_period = f.get_uint(k.sliding_period, 6);
+    c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, 10000.0f);
+  }
+  c.final_softcap = f.get_float(k.final_softcap, 0.0f);
+  if (c.n_layers == 62 && c.n_heads != 0) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
+}
+
 ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
@@ -149,6 +165,7 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   // phi3's attention.sliding_window is not read: llama.cpp disables Phi's
   // sliding window (its converters record it wrongly), and its logits are
   // the reference here.
+  if (c.arch == Architecture::Gemma3) read_gemma3(f, k, c);
   validate(c, f.path(), k);
   return c;
 }
@@ -188,6 +205,10 @@ Model Model::load_gguf(const std::string& path) {
     l.ffn_norm = bind.vector(b + "ffn_norm.weight", c.dim);
     bind_gate_up(bind, b, c, l);
     l.w_down = bind.matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
+    if (c.post_norms) {  // Gemma: stored as 1 + the checkpoint's weight, a plain RMSNorm's gain
+      l.attn_post_norm = bind.vector(b + "post_attention_norm.weight", c.dim);
+      l.ffn_post_norm = bind.vector(b + "post_ffw_norm.weight", c.dim);
+    }
   }
   refuse_unbound_tensors(*file, m.tensors_, architecture_name(c.arch));
   m.file_ = std::move(file);

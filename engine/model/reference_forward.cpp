@@ -21,6 +21,13 @@ void add_bias(float* y, std::span<const float> bias, size_t n) {
   for (size_t t = 0; t < n; ++t) ref::add(y + t * bias.size(), bias.data(), bias.size());
 }
 
+// RMSNorm in place of each of n rows of `weight`'s width (Gemma's post
+// norms); nothing when the model has none.
+void post_norm(float* rows, std::span<const float> weight, size_t n, float eps) {
+  for (size_t t = 0; t < n && !weight.empty(); ++t)
+    ref::rmsnorm(rows + t * weight.size(), rows + t * weight.size(), weight.data(), weight.size(), eps);
+}
+
 }  // namespace
 
 void ReferenceForward::resize(size_t n) {
@@ -48,6 +55,7 @@ std::span<const float> ReferenceForward::run(PagedKvCache& cache, std::span<cons
     size_t t = 0;
     for (const SequenceChunk& chunk : chunks)
       for (int32_t id : chunk.tokens) ref::embedding_row(w.token_embedding, id, &x_[t++ * c.dim]);
+    if (c.scaled_embedding) scale_embeddings(std::span(x_.data(), n * c.dim), c.dim);
   }
 
   for (size_t layer = 0; layer < c.n_layers; ++layer) {
@@ -71,6 +79,7 @@ std::span<const float> ReferenceForward::run(PagedKvCache& cache, std::span<cons
   {
     ScopedOp op(profile, Op::LmHead, -1, matmul_flops(w.output, rows.size()), matmul_bytes(w.output, rows.size()));
     ref::matmul(w.output, xb_.data(), logits_.data(), rows.size());
+    if (c.final_softcap != 0) ref::softcap(logits_.data(), logits_.size(), c.final_softcap);
   }
   return logits_;
 }
@@ -97,28 +106,30 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
     add_bias(k_.data(), w.bk, n);
     add_bias(v_.data(), w.bv, n);
   }
-  {  // QK norm (qwen3), then RoPE.
+  {  // QK norm (qwen3, gemma3), then RoPE, then Gemma 27B's query scale.
     ScopedOp op(profile, Op::Rope, li);
     const float* divisors = rope_freqs.empty() ? nullptr : rope_freqs.data();
+    const float theta = c.layer_rope_theta(layer);
     for (size_t t = 0; t < n; ++t) {
       if (c.qk_norm) {
         ref::rmsnorm_heads(&q_[t * c.q_dim()], c.n_heads, c.head_dim, w.q_norm.data(), c.rms_eps);
         ref::rmsnorm_heads(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, w.k_norm.data(), c.rms_eps);
       }
       const auto pos = static_cast<int64_t>(slots[t].pos);
-      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style, divisors);
-      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta, c.rope_style, divisors);
+      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, theta, c.rope_style, divisors);
+      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, theta, c.rope_style, divisors);
     }
+    for (size_t t = 0; t < n && c.attention_scale != 0; ++t) scale_queries(&q_[t * c.q_dim()], c);
   }
   // Store every token's K/V, then attend causally: a token sees its own
-  // sequence's positions up to and including its own.
+  // sequence's positions up to and including its own (in a sliding layer,
+  // the window's last ones).
   for (size_t t = 0; t < n; ++t) cache.write(slots[t].seq, layer, slots[t].pos, &k_[t * c.kv_dim()], &v_[t * c.kv_dim()]);
   {
-    double ctx_sum = 0;  // sum of n_ctx over tokens
-    for (const TokenSlot& s : slots) ctx_sum += static_cast<double>(s.pos + 1);
+    const double ctx_sum = attended_positions(slots, c.layer_window(layer));
     ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
                 static_cast<double>(cache.pool().bytes_per_token_per_layer()) * ctx_sum);
-    const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim};
+    const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, c.layer_window(layer)};
     for (size_t t = 0; t < n; ++t) {
       scores_.resize(std::max(scores_.size(), slots[t].pos + 1));
       ref::paged_attention(&q_[t * c.q_dim()], cache, slots[t].seq, layer, slots[t].pos + 1, shape, scores_.data(),
@@ -128,6 +139,7 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
   {
     ScopedOp op(profile, Op::OutputProjection, li, matmul_flops(w.wo, n), matmul_bytes(w.wo, n));
     ref::matmul(w.wo, xb_.data(), out_.data(), n);
+    post_norm(out_.data(), w.attn_post_norm, n, c.rms_eps);
     ref::add(x_.data(), out_.data(), n * c.dim);
   }
 }
@@ -145,11 +157,15 @@ void ReferenceForward::ffn_block(const LayerWeights& w, size_t layer, size_t n, 
                 matmul_bytes(w.w_gate, n) + matmul_bytes(w.w_up, n));
     ref::matmul(w.w_gate, xb_.data(), gate_.data(), n);
     ref::matmul(w.w_up, xb_.data(), up_.data(), n);
-    ref::swiglu(gate_.data(), up_.data(), n * c.ffn_dim);
+    if (c.ffn_activation == FfnActivation::GeGlu)
+      ref::geglu(gate_.data(), up_.data(), n * c.ffn_dim);
+    else
+      ref::swiglu(gate_.data(), up_.data(), n * c.ffn_dim);
   }
   {
     ScopedOp op(profile, Op::FfnDown, li, matmul_flops(w.w_down, n), matmul_bytes(w.w_down, n));
     ref::matmul(w.w_down, gate_.data(), out_.data(), n);
+    post_norm(out_.data(), w.ffn_post_norm, n, c.rms_eps);
     ref::add(x_.data(), out_.data(), n * c.dim);
   }
 }

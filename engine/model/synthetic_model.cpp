@@ -18,9 +18,13 @@ namespace {
 
 // Published hyperparameters (each model's config.json); head size 0 means
 // dim / heads. llama3_rope: rope_scaling.factor of a "llama3" rope_scaling
-// (0: none). The tiny-* rows are no published model: each architecture at
-// a size whose logits llama.cpp's can be committed as test fixtures
-// (tests/data/llama.cpp-logits).
+// (0: none). Gemma's sliding layers: sliding_window, of every
+// sliding_window_pattern layers the last global, rope_local_base_freq
+// (window 0: none). The tiny-* rows are no published model: each
+// architecture at a size whose logits llama.cpp's can be committed as test
+// fixtures (tests/data/llama.cpp-logits); tiny-gemma3's window of 32 and
+// pattern of 2 put a sliding and a global layer in its 2 and make the
+// fixture's 104 positions reach past the window.
 struct Preset {
   std::string_view name;
   Architecture arch;
@@ -28,18 +32,22 @@ struct Preset {
   float rope_theta, rms_eps;
   bool tied_output;
   float llama3_rope;
+  size_t window, period;
+  float rope_theta_sliding;
 };
-constexpr std::array<Preset, 9> kPresets{{
-    // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3
-    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0},
-    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0},
-    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 0, 8192, 128256, 131072, 5e5f, 1e-5f, true, 32},
-    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8},
-    {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0},
-    {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32},
-    {"phi-3-mini", Architecture::Phi3, 3072, 32, 32, 32, 0, 8192, 32064, 4096, 1e4f, 1e-5f, false, 0},
-    {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0},
-    {"tiny-phi3", Architecture::Phi3, 512, 2, 4, 2, 0, 512, 512, 256, 1e4f, 1e-5f, false, 0},
+constexpr std::array<Preset, 11> kPresets{{
+    // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3 window period local theta
+    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0, 0, 0, 0},
+    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0, 0, 0, 0},
+    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 0, 8192, 128256, 131072, 5e5f, 1e-5f, true, 32, 0, 0, 0},
+    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8, 0, 0, 0},
+    {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0, 0, 0, 0},
+    {"gemma-3-1b", Architecture::Gemma3, 1152, 26, 4, 1, 256, 6912, 262144, 32768, 1e6f, 1e-6f, true, 0, 512, 6, 1e4f},
+    {"phi-3-mini", Architecture::Phi3, 3072, 32, 32, 32, 0, 8192, 32064, 4096, 1e4f, 1e-5f, false, 0, 0, 0, 0},
+    {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32, 0, 0, 0},
+    {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0, 0, 0, 0},
+    {"tiny-phi3", Architecture::Phi3, 512, 2, 4, 2, 0, 512, 512, 256, 1e4f, 1e-5f, false, 0, 0, 0, 0},
+    {"tiny-gemma3", Architecture::Gemma3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, true, 0, 32, 2, 1e4f},
 }};
 
 constexpr float kWeightStd = 0.02f;
@@ -172,6 +180,12 @@ void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
   w.set(p + "rope.dimension_count", gguf::Value::u32(u32(c.rope_dim)));
   w.set(p + "rope.freq_base", gguf::Value::f32(c.rope_theta));
   w.set(p + "attention.layer_norm_rms_epsilon", gguf::Value::f32(c.rms_eps));
+  if (c.sliding_window != 0) {  // the pattern too, which llama.cpp's converter leaves to gemma3's default of 6
+    w.set(p + "attention.sliding_window", gguf::Value::u32(u32(c.sliding_window)));
+    w.set(p + "attention.sliding_window_pattern", gguf::Value::u32(u32(c.sliding_period)));
+    w.set(p + "rope.freq_base_swa", gguf::Value::f32(c.rope_theta_sliding));
+  }
+  if (c.final_softcap != 0) w.set(p + "final_logit_softcapping", gguf::Value::f32(c.final_softcap));
 }
 
 // llama.cpp's loader looks Phi-3's <|endoftext|> up by name in a phi3 file.
@@ -189,17 +203,25 @@ void set_tokenizer(gguf::GgufWriter& w, const ModelConfig& c) {
   w.set("tokenizer.ggml.add_eos_token", gguf::Value::boolean(false));
 }
 
-// The loader infers QKV bias, QK norm and RoPE style from the
-// architecture; a spec that disagrees would not read back as written.
+// The loader infers QKV bias, QK norm, RoPE style, the FFN's activation,
+// post norms and the embedding's scale from the architecture, and reads
+// sliding layers and softcap for gemma3 only; a spec that disagrees would
+// not read back as written.
 void check_spec(const SyntheticSpec& spec, const std::string& path) {
   const ModelConfig& c = spec.config;
   validate(c, path, gguf_config_keys(c.arch));
   ModelConfig implied = c;
   apply_traits(architecture_traits(c.arch), implied);
   if (c.qkv_bias != implied.qkv_bias || c.qk_norm != implied.qk_norm || c.rope_style != implied.rope_style ||
-      c.fused_projections != implied.fused_projections)
-    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: QKV bias, QK norm, fused projections or "
-                    "RoPE style differ from what its files imply (config.cpp's architecture table)");
+      c.fused_projections != implied.fused_projections || c.ffn_activation != implied.ffn_activation ||
+      c.post_norms != implied.post_norms || c.scaled_embedding != implied.scaled_embedding)
+    fail_file(path, "synthetic " + architecture_name(c.arch) + " model: QKV bias, QK norm, RoPE style, fused "
+                    "projections, FFN activation, post norms or embedding scale differ from what its files imply "
+                    "(config.cpp's architecture table)");
+  if ((c.sliding_window != 0 || c.final_softcap != 0 || c.attention_scale != 0) && c.arch != Architecture::Gemma3)
+    fail_file(path, "synthetic model: sliding layers, a final softcap and an attention scale need gemma3");
+  if (c.attention_scale != 0)
+    fail_file(path, "synthetic model: an attention scale is implied by 62 gemma3 layers, not written");
   if (c.llama3_rope_factor != 0 && (c.arch != Architecture::Llama || !(c.llama3_rope_factor >= 1)))
     fail_file(path, "synthetic model: Llama 3 RoPE scaling needs the llama architecture and a factor of at least 1");
 }
@@ -241,6 +263,9 @@ ModelConfig preset_config(std::string_view like) {
     c.rms_eps = p.rms_eps;
     c.tied_output = p.tied_output;
     c.llama3_rope_factor = p.llama3_rope;
+    c.sliding_window = p.window;
+    c.sliding_period = p.period;
+    if (p.window != 0) c.rope_theta_sliding = p.rope_theta_sliding;
     return c;
   }
   throw Error("unknown model '" + std::string(like) + "' (choices: " + joined(synthetic_model_names()) + ")");
@@ -248,7 +273,7 @@ ModelConfig preset_config(std::string_view like) {
 
 uint64_t parameter_count(const ModelConfig& c) {
   const uint64_t d = c.dim, q = c.q_dim(), kv = c.kv_dim();
-  const uint64_t per_layer = 2 * d                     // attention and FFN norms
+  const uint64_t per_layer = (c.post_norms ? 4 : 2) * d  // attention and FFN norms, and post norms
                              + d * q + 2 * d * kv + q * d  // Q, K, V, output
                              + (c.qkv_bias ? q + 2 * kv : 0) + (c.qk_norm ? 2 * c.head_dim : 0)
                              + 3 * d * c.ffn_dim;
@@ -305,6 +330,9 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
       vector(b + "attn_q_norm.weight", c.head_dim, 1.0f);
     }
     matrix(b + "attn_output.weight", c.q_dim(), c.dim);
+    // Gemma's norms as its converter stores them, 1 + the checkpoint's
+    // weight (0 here): the plain RMSNorm gain the engine reads.
+    if (c.post_norms) vector(b + "post_attention_norm.weight", c.dim, 1.0f);
     vector(b + "ffn_norm.weight", c.dim, 1.0f);
     if (c.fused_projections) {
       matrix(b + "ffn_up.weight", c.dim, 2 * c.ffn_dim);
@@ -313,6 +341,7 @@ void write_synthetic_model(const SyntheticSpec& spec, const std::string& path) {
       matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
     }
     matrix(b + "ffn_down.weight", c.ffn_dim, c.dim);
+    if (c.post_norms) vector(b + "post_ffw_norm.weight", c.dim, 1.0f);
   }
   vector("output_norm.weight", c.dim, trained ? kTrainedGainTimesDim / static_cast<float>(c.dim) : 1.0f);
   if (!c.tied_output) matrix("output.weight", c.dim, c.vocab);

@@ -30,7 +30,8 @@ constexpr ref::AttentionShape kShapes[] = {{9, 3, 64}, {32, 8, 64}, {3, 3, 48},
 
 std::string name(const ref::AttentionShape& s, KvType type) {
   return std::to_string(s.n_heads) + "/" + std::to_string(s.n_kv_heads) + "x" +
-         std::to_string(s.head_dim) + " " + std::string(kv_type_name(type));
+         std::to_string(s.head_dim) + " window " + std::to_string(s.window) + " " +
+         std::string(kv_type_name(type));
 }
 
 // Sequences of the given lengths with random K/V in one cache.
@@ -82,13 +83,21 @@ void expect_near(const QueryChunk& chunk, size_t out_stride, const std::vector<f
 }
 
 // One chunk per case: from position 0 or after a cached prefix, lengths on
-// and off the 16-position tiles, and blocks of 16 and 7 tokens.
+// and off the 16-position tiles, and blocks of 16 and 7 tokens; unwindowed,
+// and sliding windows shorter than a 16-position K/V tile and across tiles,
+// where a tile's rows start their windows in different K/V tiles.
 TEST(PrefillAttention, MatchesThePerPositionReference) {
   struct Case {
     size_t first_pos, n_queries;
   };
   const Case cases[] = {{0, 2}, {0, 16}, {0, 17}, {0, 45}, {5, 30}, {33, 12}};
-  for (const auto& shape : kShapes)
+  std::vector<ref::AttentionShape> shapes;
+  for (size_t window : {0u, 5u, 20u})
+    for (ref::AttentionShape shape : kShapes) {
+      shape.window = window;
+      shapes.push_back(shape);
+    }
+  for (const auto& shape : shapes)
     for (KvType type : kTypes) {
       const Sequences blocks_of_16(shape, type, 16, {45}), blocks_of_7(shape, type, 7, {45});
       const size_t width = shape.n_heads * shape.head_dim;

@@ -172,6 +172,37 @@ TEST(PagedAttention, F32MatchesContiguousBitForBit) {
     }
 }
 
+// A sliding window of W is attention over the last W positions alone: in
+// f32, bit for bit the unwindowed reference on a contiguous cache that
+// holds only those positions. A window as long as the context changes nothing.
+TEST(PagedAttention, WindowAttendsToItsLastPositionsAlone) {
+  const size_t n_ctx = 50;
+  for (const auto& unwindowed : kShapes) {
+    const Caches c(unwindowed, n_ctx, KvType::F32, KvType::F32, 7);
+    for (size_t window : {1u, 5u, 16u, 49u}) {
+      ref::AttentionShape shape = unwindowed;
+      shape.window = window;
+      const size_t first = n_ctx - window;
+      KvCache last(kLayers, shape.n_kv_heads * shape.head_dim, window);
+      for (size_t layer = 0; layer < kLayers; ++layer)
+        for (size_t t = 0; t < window; ++t) {
+          std::copy_n(c.contiguous.key(layer, first + t), last.kv_dim(), last.key(layer, t));
+          std::copy_n(c.contiguous.value(layer, first + t), last.kv_dim(), last.value(layer, t));
+        }
+      last.set_length(window);
+      const auto q = query(shape, static_cast<uint32_t>(window));
+      std::vector<float> scores(n_ctx), expected(q.size());
+      ref::attention(q.data(), last, 1, window, unwindowed, scores.data(), expected.data());
+      EXPECT_EQ(ref_paged(c, q.data(), 1, n_ctx, shape), expected) << name(shape) << " window " << window;
+      EXPECT_EQ(ref_contiguous(c, q.data(), 1, n_ctx, shape), expected) << name(shape) << " window " << window;
+    }
+    ref::AttentionShape whole = unwindowed;
+    whole.window = n_ctx;
+    const auto q = query(unwindowed, 1);
+    EXPECT_EQ(ref_paged(c, q.data(), 0, n_ctx, whole), ref_paged(c, q.data(), 0, n_ctx, unwindowed));
+  }
+}
+
 TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
   for (const auto& shape : kShapes)
     for (KvType k_type : kTypes)
@@ -198,24 +229,29 @@ TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
 // Within 1e-5 of max|v| (reassociated sums, polynomial exp; observed 3e-7),
 // and where the kernel rounds the query to int8, within output_bounds of
 // that rounding (a worst case, about 0.1 max|v| here; observed up to 4e-3).
+// Unwindowed, and with sliding windows shorter than a 64-position chunk and
+// across chunks.
 TEST(PagedAttention, DecodeKernelsMatchTheReference) {
-  for (const auto& shape : kShapes)
-    for (KvType type : kTypes) {
-      const size_t n_ctx = 150;  // several 64-position chunks and a partial block
-      const Caches c(shape, n_ctx, type, type);
-      for (size_t n : {1u, 16u, 33u, 150u}) {
-        const auto q = query(shape, static_cast<uint32_t>(n));
-        const auto expected = ref_paged(c, q.data(), 0, n, shape);
-        const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
-        for (Isa isa : test::attention_isas()) {
-          std::vector<float> bounds(shape.n_heads, 1e-5f * vmax);
-          if (rounds_query(isa, type, shape.head_dim))
-            bounds = output_bounds(c, q.data(), 0, n, shape, {false, true});
-          const auto out = decode(c, q.data(), 0, n, shape, isa);
-          for (size_t i = 0; i < out.size(); ++i)
-            ASSERT_NEAR(out[i], expected[i], bounds[i / shape.head_dim])
-                << name(shape) << " " << kv_type_name(type) << " " << isa_name(isa)
-                << " n " << n;
+  for (size_t window : {0u, 20u, 100u})
+    for (ref::AttentionShape shape : kShapes) {
+      shape.window = window;
+      for (KvType type : kTypes) {
+        const size_t n_ctx = 150;  // several 64-position chunks and a partial block
+        const Caches c(shape, n_ctx, type, type);
+        for (size_t n : {1u, 16u, 33u, 150u}) {
+          const auto q = query(shape, static_cast<uint32_t>(n));
+          const auto expected = ref_paged(c, q.data(), 0, n, shape);
+          const float vmax = 5.0f;  // |N(0,1)| samples here stay below 5
+          for (Isa isa : test::attention_isas()) {
+            std::vector<float> bounds(shape.n_heads, 1e-5f * vmax);
+            if (rounds_query(isa, type, shape.head_dim))
+              bounds = output_bounds(c, q.data(), 0, n, shape, {false, true});
+            const auto out = decode(c, q.data(), 0, n, shape, isa);
+            for (size_t i = 0; i < out.size(); ++i)
+              ASSERT_NEAR(out[i], expected[i], bounds[i / shape.head_dim])
+                  << name(shape) << " " << kv_type_name(type) << " " << isa_name(isa) << " n " << n
+                  << " window " << window;
+          }
         }
       }
     }

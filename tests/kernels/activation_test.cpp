@@ -1,4 +1,4 @@
-// RMSNorm and SwiGLU on every ISA this CPU runs, against the reference.
+// RMSNorm and SwiGLU on every ISA this CPU runs, and GeGLU's table, against the reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "engine/kernels/activation.h"
 #include "engine/kernels/reference.h"
+#include "engine/util/half.h"
 
 namespace pdbench {
 namespace {
@@ -70,6 +71,29 @@ TEST(Activation, AddIsTheReferenceSum) {
         in_place(n, 1.0f, [isa](float* a, const float* b, size_t k) { add(a, b, k, isa); }, ref::add);
     EXPECT_EQ(fast, ref);  // one rounding per element either way
   });
+}
+
+// The table lookup is the reference bit for bit: at every f16 value (each
+// of the table's entries), at the ends of its range and around them, at
+// infinities and NaN, and on random inputs.
+TEST(Activation, GegluIsTheReferenceBitForBit) {
+  std::vector<float> gate;
+  for (uint32_t h = 0; h < (1u << 16); ++h) gate.push_back(fp16_to_f32(static_cast<uint16_t>(h)));
+  for (float end : {-10.0f, 10.0f})
+    for (int step = -3; step <= 3; ++step) gate.push_back(std::nextafter(end, end + static_cast<float>(step)));
+  const auto random = random_floats(8197, 4.0f, 5);
+  gate.insert(gate.end(), random.begin(), random.end());
+  const std::vector<float> up = random_floats(gate.size(), 1.0f, 6);
+  auto fast = gate, ref = gate;
+  geglu(fast.data(), up.data(), fast.size());
+  ref::geglu(ref.data(), up.data(), ref.size());
+  for (size_t i = 0; i < gate.size(); ++i) {
+    if (std::isnan(ref[i])) {
+      EXPECT_TRUE(std::isnan(fast[i])) << gate[i];
+    } else {
+      ASSERT_EQ(fast[i], ref[i]) << "gelu(" << gate[i] << ") * " << up[i];
+    }
+  }
 }
 
 // Where exp under- or overflows, silu still ends at the reference's values:

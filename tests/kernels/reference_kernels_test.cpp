@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numbers>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -148,6 +149,43 @@ TEST(ReferenceOps, RmsnormSoftmaxSwiglu) {
   ref::swiglu(gate.data(), up.data(), 2);
   EXPECT_EQ(gate[0], 0.0f);
   EXPECT_NEAR(gate[1], 2.0 / (1.0 + std::exp(-2.0)) * 3.0, 1e-5);
+}
+
+// ggml's CPU gelu: the tanh formula on the input rounded to f16, rounded to
+// f16, so within 2^-11 of the input's (times gelu's slope, below 1.13) and
+// of the output's magnitude (plus an f16 subnormal step) of the formula in
+// double; 0 and the identity beyond -10 and 10, as ggml's table is used
+// only between them.
+TEST(ReferenceOps, GeluIsTheTanhFormulaAtF16) {
+  const auto exact = [](double x) {
+    return 0.5 * x * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * x * (1 + 0.044715 * x * x)));
+  };
+  for (float x = -9.99f; x < 10.0f; x += 0.0137f) {
+    const double want = exact(x);
+    EXPECT_NEAR(ref::gelu(x), want, 0x1p-11 * (1.13 * std::abs(x) + std::abs(want)) + 0x1p-24) << x;
+    EXPECT_NEAR(ref::gelu_tanh(x), want, 1e-6 * (std::abs(x) + 1)) << x;
+  }
+  EXPECT_EQ(ref::gelu(0.0f), 0.0f);
+  EXPECT_EQ(ref::gelu(-10.0f), 0.0f);
+  EXPECT_EQ(ref::gelu(-1e30f), 0.0f);
+  EXPECT_EQ(ref::gelu(10.0f), 10.0f);
+  EXPECT_EQ(ref::gelu(123.5f), 123.5f);
+  std::vector<float> gate{1.0f, -2.0f}, up{3.0f, 0.5f};
+  ref::geglu(gate.data(), up.data(), 2);
+  EXPECT_EQ(gate[0], ref::gelu(1.0f) * 3.0f);
+  EXPECT_EQ(gate[1], ref::gelu(-2.0f) * 0.5f);
+}
+
+// cap tanh(x / cap): about x where |x| << cap, and never past cap.
+TEST(ReferenceOps, SoftcapBoundsByTanh) {
+  std::vector<float> x{0.0f, 0.3f, -0.3f, 30.0f, 1e4f, -1e4f};
+  ref::softcap(x.data(), x.size(), 30.0f);
+  EXPECT_EQ(x[0], 0.0f);
+  EXPECT_NEAR(x[1], 0.3f, 1e-4f);
+  EXPECT_EQ(x[2], -x[1]);
+  EXPECT_NEAR(x[3], 30.0 * std::tanh(1.0), 1e-5);
+  EXPECT_EQ(x[4], 30.0f);
+  EXPECT_EQ(x[5], -30.0f);
 }
 
 // Round trip through each stored type stays within the format's error, in

@@ -112,6 +112,33 @@ TEST_F(Architectures, RopeScalingFromMetadataIsRefused) {
   EXPECT_NO_THROW(Model::load(rewrite(base, "none", {{{"llama.rope.scaling.type", gguf::Value::str("none")}}, {}})));
 }
 
+// Gemma 3's sliding layers as llama.cpp reads them: the file's window,
+// pattern and sliding RoPE base; 0 for the window is none (every layer
+// global, rotating with the global base); the pattern's default, 6, makes
+// both of 2 layers slide.
+TEST_F(Architectures, Gemma3SlidingLayersFollowTheFile) {
+  const std::string base = write("tiny-gemma3", "base");
+  const ModelConfig c = Model::load(base).config();
+  EXPECT_EQ(c.layer_window(0), 32u);
+  EXPECT_EQ(c.layer_rope_theta(0), 1e4f);
+  EXPECT_EQ(c.layer_window(1), 0u);
+  EXPECT_EQ(c.layer_rope_theta(1), 1e6f);
+  const ModelConfig none = Model::load(rewrite(base, "no-window", {{{"gemma3.attention.sliding_window", gguf::Value::u32(0)}}, {}})).config();
+  EXPECT_FALSE(none.is_sliding(0) || none.is_sliding(1));
+  EXPECT_EQ(none.layer_rope_theta(0), 1e6f);
+  const ModelConfig every = Model::load(rewrite(base, "pattern-6", {{{"gemma3.attention.sliding_window_pattern", gguf::Value::u32(6)}}, {}})).config();
+  EXPECT_TRUE(every.is_sliding(0) && every.is_sliding(1));
+}
+
+// Gemma 3 4B and up scale their global layers' RoPE linearly by 8, which
+// pdbench does not implement: refused by the key that asks for it.
+TEST_F(Architectures, Gemma3LinearRopeScalingIsRefused) {
+  expect_refused(rewrite(write("tiny-gemma3", "base"), "linear", {{{"gemma3.rope.scaling.type", gguf::Value::str("linear")},
+                                                                   {"gemma3.rope.scaling.factor", gguf::Value::f32(8.0f)}},
+                                                                  {}}),
+                 "RoPE scaling factor (gemma3.rope.scaling.factor) = 8");
+}
+
 TEST_F(Architectures, RopeFreqsMustBePositive) {
   const std::string path = rewrite(write("tiny-llama-3", "base"), "zero", {{}, [](const std::string& name, std::span<std::byte> bytes) {
                                      if (name == "rope_freqs.weight") test::poke(bytes, 4, 0.0f);

@@ -70,14 +70,23 @@ class SyntheticModels : public ::testing::Test {
 // weights rounds them to bf16; the errors stay well under 1% of the
 // logits' range through 2 layers (observed below 0.3%); 2% leaves room
 // without hiding a wrong kernel, which gives errors of the order of the
-// logits themselves.
-float fast_path_bound(TensorType type, bool prefill) {
+// logits themselves. Gemma's post norms scale each attention and FFN
+// output to RMS 1, where these random weights leave llama's outputs small
+// beside the residual, so every relative error reaches the residual whole:
+// observed up to 2.5% for the integer formats and, in f32, 7e-5 (an ulp of
+// a reordered sum moves a GeGLU input across an f16 rounding of ggml's
+// gelu now and then); without the post norms both were within llama's
+// bounds. They get twice and twenty times llama's.
+float fast_path_bound(TensorType type, bool prefill, const ModelConfig& c) {
   const GemmPrecision gemm = weight_format(type).gemm;  // BF16: widened to f32 here
-  return gemm == GemmPrecision::F32 || (prefill && gemm == GemmPrecision::BF16) ? 1e-5f : 2e-2f;
+  const bool exact_products = gemm == GemmPrecision::F32 || (prefill && gemm == GemmPrecision::BF16);
+  if (c.post_norms) return exact_products ? 2e-4f : 4e-2f;
+  return exact_products ? 1e-5f : 2e-2f;
 }
 
 TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
-  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini"})  // phi3: fused tensors' row views
+  // phi3: fused tensors' row views; gemma3: its layer kinds
+  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini", "gemma-3-1b"})
     for (const WeightFormat& format : weight_formats()) {
       const TensorType type = format.type;
       SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));
@@ -86,7 +95,8 @@ TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
       const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
       for (size_t i = 0; i < ref.size(); ++i) {
         const float err = relative_error(fast[i], ref[i]);
-        EXPECT_LE(err, fast_path_bound(type, i == 0)) << (i == 0 ? "prefill" : "decode step ") << i;
+        EXPECT_LE(err, fast_path_bound(type, i == 0, engine.model().config()))
+            << (i == 0 ? "prefill" : "decode step ") << i;
       }
     }
 }

@@ -128,5 +128,13 @@ TEST(LlamaCppLogits, Phi3WithFusedProjections) {
                            }});
 }
 
+// Gemma 3: scaled embedding, QK norm, GeGLU, post norms, a sliding layer
+// (window 32, RoPE base 1e4) and a global one (1e6); the stripped copy's
+// window of 4096 lets the sliding layer see the whole prompt.
+TEST(LlamaCppLogits, Gemma3WithSlidingWindow) {
+  expect_matches_llama_cpp("tiny-gemma3", "sliding-window",
+                           {{{"gemma3.attention.sliding_window", gguf::Value::u32(4096)}}, {}});
+}
+
 }  // namespace
 }  // namespace pdbench

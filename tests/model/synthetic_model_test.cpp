@@ -52,6 +52,14 @@ void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
   EXPECT_EQ(got.qk_norm, want.qk_norm);
   EXPECT_EQ(got.llama3_rope_factor, want.llama3_rope_factor);
   EXPECT_EQ(got.tied_output, want.tied_output);
+  EXPECT_EQ(got.ffn_activation, want.ffn_activation);
+  EXPECT_EQ(got.post_norms, want.post_norms);
+  EXPECT_EQ(got.scaled_embedding, want.scaled_embedding);
+  EXPECT_EQ(got.sliding_window, want.sliding_window);
+  EXPECT_EQ(got.sliding_period, want.sliding_period);
+  EXPECT_EQ(got.rope_theta_sliding, want.rope_theta_sliding);
+  EXPECT_EQ(got.attention_scale, want.attention_scale);
+  EXPECT_EQ(got.final_softcap, want.final_softcap);
 }
 
 std::string file_bytes(const std::string& path) {
@@ -79,7 +87,7 @@ class Synthetic : public ::testing::Test {
 };
 
 TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
-  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "llama-3.2-1b"}) {
+  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "llama-3.2-1b", "gemma-3-1b"}) {
     for (const TensorType type : kAllTypes) {
       const std::string type_name(traits(type).name);
       SCOPED_TRACE(like + " " + type_name);
@@ -92,6 +100,7 @@ TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
       EXPECT_EQ(w.output.data, w.token_embedding.data);  // tied
       EXPECT_EQ(w.layers[0].bq.size(), spec.config.qkv_bias ? spec.config.q_dim() : 0);
       EXPECT_EQ(w.layers[1].k_norm.size(), spec.config.qk_norm ? spec.config.head_dim : 0);
+      EXPECT_EQ(w.layers[1].ffn_post_norm.size(), spec.config.post_norms ? spec.config.dim : 0);
       for (const float b : w.layers[1].bv) EXPECT_EQ(b, 0.0f);
       for (const float g : w.layers[1].ffn_norm) EXPECT_EQ(g, 1.0f);
       EXPECT_EQ(m.gguf()->get_string("general.name"), "synthetic tiny-" + like + " " + spec.mix.name);
@@ -258,6 +267,25 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
   EXPECT_EQ(phi3.rope_style, ref::RopeStyle::Neox);
   EXPECT_FALSE(phi3.tied_output);
 
+  // Gemma 3 1B's config.json: 5 sliding layers of window 512 (RoPE base
+  // 10000) then a global one (1e6), 4 heads over 1 KV head of 256, GeGLU.
+  const ModelConfig gemma3 = preset_config("gemma-3-1b");
+  EXPECT_EQ(gemma3.arch, Architecture::Gemma3);
+  EXPECT_EQ(gemma3.q_dim(), 1024u);  // not dim = 1152
+  EXPECT_EQ(gemma3.kv_dim(), 256u);
+  EXPECT_EQ(gemma3.vocab, 262144u);
+  EXPECT_EQ(gemma3.context_length, 32768u);
+  EXPECT_EQ(gemma3.ffn_activation, FfnActivation::GeGlu);
+  EXPECT_TRUE(gemma3.qk_norm && gemma3.post_norms && gemma3.scaled_embedding && gemma3.tied_output);
+  EXPECT_EQ(gemma3.rope_style, ref::RopeStyle::Neox);
+  EXPECT_EQ(gemma3.attention_scale, 0.0f);  // 1 / sqrt(head_dim), query_pre_attn_scalar 256
+  EXPECT_EQ(gemma3.final_softcap, 0.0f);
+  for (size_t layer = 0; layer < gemma3.n_layers; ++layer) {
+    const bool global = layer % 6 == 5;  // llama.cpp's set_swa_pattern(6)
+    EXPECT_EQ(gemma3.layer_window(layer), global ? 0u : 512u) << layer;
+    EXPECT_EQ(gemma3.layer_rope_theta(layer), global ? 1e6f : 1e4f) << layer;
+  }
+
   const ModelConfig llama8b = preset_config("llama-3.1-8b");
   EXPECT_EQ(llama8b.head_dim, 128u);
   EXPECT_EQ(llama8b.ffn_dim, 14336u);
@@ -271,6 +299,7 @@ TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
   EXPECT_EQ(parameter_count(preset_config("llama-3.1-8b")), 8'030'261'248u);
   EXPECT_EQ(parameter_count(preset_config("qwen3-0.6b")), 596'049'920u);
   EXPECT_EQ(parameter_count(preset_config("phi-3-mini")), 3'821'079'552u);
+  EXPECT_EQ(parameter_count(preset_config("gemma-3-1b")), 999'885'952u);
   for (const auto& name : synthetic_model_names()) {
     const ModelConfig c = preset_config(name);
     EXPECT_NO_THROW(validate(c, name, gguf_config_keys(c.arch)));
