@@ -1,6 +1,7 @@
 #include "bench/report/batch_step_charts.h"
 
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "bench/report/cases.h"
@@ -95,16 +96,58 @@ Chart queue_chart(const std::string& case_id, const StepData& d) {
           spec, ""};
 }
 
+// Each operator's time per step of the case's first run: the steps that
+// prefilled prompt tokens (beside any decode tokens: ops.csv's prefill
+// phase) against the decode-only steps. The embedding runs once a step, so
+// its calls count each phase's steps.
+Chart step_ops_chart(const runner::Table& ops, const std::string& case_id) {
+  std::map<std::string, double> steps;
+  for (const Row& row : ops.rows)
+    if (cell(ops, row, "case_id") == case_id && cell(ops, row, "rep") == "0" && cell(ops, row, "op") == "embedding")
+      steps[cell(ops, row, "phase")] = number(ops, row, "calls");
+  json values = json::array();
+  for (const Row& row : ops.rows) {
+    if (cell(ops, row, "case_id") != case_id || cell(ops, row, "rep") != "0") continue;
+    const std::string& phase = cell(ops, row, "phase");
+    const double n = steps[phase];
+    if (!(n > 0)) continue;
+    values.push_back({{"op", cell(ops, row, "op")},
+                      {"steps", phase == "prefill" ? "steps with prompt tokens" : "decode-only steps"},
+                      {"ms", number(ops, row, "ms") / n}});
+  }
+  const std::string title = "Where a step's time goes: " + case_id;
+  json spec = base_spec(title);
+  spec["data"] = {{"values", values}};
+  spec["mark"] = {{"type", "bar"}};
+  spec["encoding"] = {
+      {"y", {{"field", "op"}, {"type", "nominal"}, {"title", nullptr}, {"sort", "-x"}}},
+      {"yOffset", {{"field", "steps"}}},
+      {"x", {{"field", "ms"}, {"type", "quantitative"}, {"title", "time per step, first run (ms)"}}},
+      {"color", {{"field", "steps"}, {"type", "nominal"}, {"title", "steps"},
+                 {"scale", {{"domain", {"steps with prompt tokens", "decode-only steps"}},
+                            {"range", {kPrefillColor, kDecodeColor}}}}}},
+      {"tooltip", json::array({{{"field", "op"}, {"title", "operator"}}, {{"field", "steps"}, {"title", "steps"}},
+                               value_field("ms", "ms per step")})}};
+  return {"load-step-ops", "Serving load", title,
+          "ops.csv, the same case's first run: each operator's time per step in the steps that prefilled prompt "
+          "tokens (with the decode tokens beside them) and in the decode-only steps; a step's count is its "
+          "embedding's calls.",
+          spec, ""};
+}
+
 }  // namespace
 
 std::vector<Chart> batch_step_charts(const std::vector<RunData>& runs) {
   for (const RunData& run : runs) {
-    if (run.batch_steps.rows.empty()) continue;
     const std::string case_id = best_case(run);
     if (case_id.empty()) continue;
-    const StepData d = step_data(run.batch_steps, case_id);
-    if (d.tokens.empty()) continue;
-    return {tokens_chart(case_id, d), queue_chart(case_id, d)};
+    std::vector<Chart> charts;
+    if (const StepData d = step_data(run.batch_steps, case_id); !d.tokens.empty()) {
+      charts.push_back(tokens_chart(case_id, d));
+      charts.push_back(queue_chart(case_id, d));
+    }
+    if (Chart c = step_ops_chart(run.ops, case_id); !c.spec["data"]["values"].empty()) charts.push_back(std::move(c));
+    return charts;
   }
   return {};
 }

@@ -1,8 +1,9 @@
 #pragma once
-// The report's charts of one load case's steps (batch_steps.csv, section
-// "Serving load"): what each step ran over the run, and the cache and queue
-// beside it, for the setting with the best goodput (or throughput without
-// an [sla]). None when no run has batch steps.
+// The report's charts of one load case's steps (section "Serving load"), for
+// the setting with the best goodput (or throughput without an [sla]): what
+// each step ran over the run and the cache and queue beside it
+// (batch_steps.csv), and each operator's time per step in steps with prompt
+// tokens against decode-only ones (ops.csv). None without load cases.
 #include <vector>
 
 #include "bench/report/chart_specs.h"

@@ -79,7 +79,7 @@ try {
     };
   }));
   check(charts.length >= 7, `expected at least 7 charts, found ${charts.length}`);
-  for (const id of ['chart-load-latency', 'chart-load-goodput', 'chart-load-pareto', 'chart-load-step-tokens', 'chart-load-step-queue'])
+  for (const id of ['chart-load-latency', 'chart-load-goodput', 'chart-load-pareto', 'chart-load-step-tokens', 'chart-load-step-queue', 'chart-load-step-ops'])
     check(charts.some(c => c.id === id), `${id}: missing (the load fixture's charts)`);
   for (const c of charts) {
     check(c.width > 100 && c.height > 100, `${c.id}: drawn at ${c.width}x${c.height}`);

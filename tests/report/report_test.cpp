@@ -105,7 +105,8 @@ TEST(Report, TheParetoFrontJoinsTheUndominatedSettings) {
 
 // The steps of the case with the most goodput (the fixture's 200 req/s,
 // 2 slots), first repetition only: tokens stacked per step, the cache and
-// queue beside them, mixed and decode-only steps counted.
+// queue beside them, mixed and decode-only steps counted, and each
+// operator's time per step of either kind.
 TEST(Report, TheBestSettingsStepsAreDrawn) {
   RunData run = read_run(fixture("load"));
   const auto step = [](const std::string& id, const char* rep, const char* ms, const char* prefill, const char* decode) {
@@ -121,6 +122,15 @@ TEST(Report, TheBestSettingsStepsAreDrawn) {
             "1 mixed steps (prompt and decode tokens) and 2 decode-only steps; median step 3 ms mixed against 1.5 ms "
             "decode-only.");
   EXPECT_EQ(chart_named(charts, "load-step-queue").spec["data"]["values"].size(), 3u * 2);
+  // ops.csv's first run of that case: 12 operators in 4 steps with prompt
+  // tokens and 12 decode-only steps (the embedding's calls).
+  const json& ops = chart_named(charts, "load-step-ops").spec["data"]["values"];
+  ASSERT_EQ(ops.size(), 12u * 2);
+  EXPECT_EQ(ops[1]["op"], "attn_norm");
+  EXPECT_EQ(ops[1]["steps"], "steps with prompt tokens");
+  EXPECT_DOUBLE_EQ(ops[1]["ms"].get<double>(), 0.088629 / 4);
+  EXPECT_EQ(ops[13]["steps"], "decode-only steps");
+  EXPECT_DOUBLE_EQ(ops[13]["ms"].get<double>(), 0.062337 / 12);
 }
 
 TEST(Report, HtmlEmbedsEveryChartWithData) {
