@@ -85,7 +85,7 @@ float fast_path_bound(TensorType type, bool prefill, const ModelConfig& c) {
 }
 
 TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
-  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "gemma-3-1b"})
+  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "gemma-2-2b", "gemma-3-1b"})
     for (const WeightFormat& format : weight_formats()) {
       const TensorType type = format.type;
       SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));
