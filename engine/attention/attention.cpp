@@ -19,6 +19,7 @@ void attention_head(const float* q, const KvCache& cache, size_t layer, size_t n
     for (size_t i = 0; i < shape.head_dim; ++i) score += qh[i] * k[i];
     scores[t - first] = score / scale;  // divide (not multiply by 1/scale) as run.c does
   }
+  if (shape.softcap != 0) softcap(scores, n_ctx - first, shape.softcap);
   softmax(scores, n_ctx - first);
   float* oh = out + h * shape.head_dim;
   for (size_t i = 0; i < shape.head_dim; ++i) oh[i] = 0.0f;

@@ -9,7 +9,8 @@
 
 namespace pdbench::ref {
 
-// out[h] = softmax(q[h] . K[first..n_ctx) / sqrt(head_dim)) . V for each
+// out[h] = softmax(q[h] . K[first..n_ctx) / sqrt(head_dim)) . V (each score
+// softcapped first where shape.softcap) for each
 // query head h of `q`, a query at position n_ctx - 1 (first:
 // first_visible), reading layer `layer` of the cache. `scores` holds n_ctx floats.
 void attention(const float* q, const KvCache& cache, size_t layer, size_t n_ctx,

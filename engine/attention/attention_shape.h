@@ -13,6 +13,9 @@ struct AttentionShape {
   // Sliding-window attention: a query at position p sees the keys at p0 <=
   // p with p - p0 < window (llama.cpp's is_masked_swa); 0: every key up to p.
   size_t window = 0;
+  // Gemma 2's attention logit softcapping: each score s becomes
+  // softcap tanh(s / softcap) before the softmax (ref::softcap); 0: none.
+  float softcap = 0;
 };
 
 // The first key position a query at `pos` sees.

@@ -7,6 +7,7 @@
 
 #include "engine/attention/decode_kernels.h"
 #include "engine/attention/paged_attention.h"
+#include "engine/kernels/reference.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -79,7 +80,11 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
       }
       for (size_t h = first_head; h < first_head + group; ++h) {
         float* w = &part.weights[(h - first_head) * kChunk];
-        const float chunk_max = dot(&part.query[h * hd], keys, n, hd, scale, w);
+        float chunk_max = dot(&part.query[h * hd], keys, n, hd, scale, w);
+        if (shape.softcap != 0) {  // tanh is increasing: the largest score stays the largest
+          ref::softcap(w, n, shape.softcap);
+          ref::softcap(&chunk_max, 1, shape.softcap);
+        }
         if (chunk_max > part.max[h]) {  // rescale what came before to the new max
           const float f = std::exp(part.max[h] - chunk_max);
           part.sum[h] *= f;

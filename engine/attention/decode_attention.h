@@ -29,7 +29,8 @@
 namespace pdbench {
 
 // Softmax state of each query head over a range of positions: scores are
-// q . k / sqrt(head_dim).
+// q . k / sqrt(head_dim), softcapped where shape.softcap (with ref::softcap,
+// scalar: Gemma 2 only).
 struct AttentionPartial {
   std::vector<float> max;  // n_heads: the largest score (-inf for no positions)
   std::vector<float> sum;  // n_heads: sum over positions of exp(score - max)

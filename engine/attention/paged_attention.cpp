@@ -49,6 +49,7 @@ void paged_attention(const float* q, const PagedKvCache& cache, SequenceId seq, 
       for (size_t i = 0; i < shape.head_dim; ++i) score += qh[i] * vec[i];
       scores[t - first] = score / scale;  // divide (not multiply by 1/scale) as ref::attention does
     }
+    if (shape.softcap != 0) softcap(scores, n_ctx - first, shape.softcap);
     softmax(scores, n_ctx - first);
     float* oh = out + h * shape.head_dim;
     for (size_t i = 0; i < shape.head_dim; ++i) oh[i] = 0.0f;

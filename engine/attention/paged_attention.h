@@ -17,7 +17,8 @@ void check_paged_attention(const PagedKvCache& cache, SequenceId seq, size_t lay
 
 namespace ref {
 
-// out[h] = softmax(q[h] . K[first..n_ctx) / sqrt(head_dim)) . V for each
+// out[h] = softmax(q[h] . K[first..n_ctx) / sqrt(head_dim)) . V (each score
+// softcapped first where shape.softcap) for each
 // query head h of a query at position n_ctx - 1, first being
 // first_visible(shape, n_ctx - 1), reading layer `layer` of `seq`.
 // `scores` holds n_ctx floats.

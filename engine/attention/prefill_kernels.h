@@ -27,6 +27,7 @@ struct QueryTile {
   const int32_t* first;  // rows: and at positions >= first (its window's start, or 0)
   size_t rows;           // a multiple of kRowBlock
   size_t head_dim;
+  float softcap;         // scores softcapped before the softmax (ref::softcap); 0: none
   float* max;  // rows: the largest score so far (-inf before the first)
   float* sum;  // rows: sum of exp(score - max)
   float* acc;  // head_dim x rows: sum of exp(score - max) * v

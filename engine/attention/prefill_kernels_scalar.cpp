@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/attention/prefill_kernels.h"
+#include "engine/kernels/reference.h"
 
 namespace pdbench::prefill_detail {
 
@@ -31,6 +32,7 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
     for (size_t c = from; c < seen; ++c) {
       w[c] = 0.0f;
       for (size_t i = 0; i < hd; ++i) w[c] += tile.q[i * rows + r] * keys[c * hd + i];
+      if (tile.softcap != 0) ref::softcap(&w[c], 1, tile.softcap);
       tile_max = std::max(tile_max, w[c]);
     }
     const float max = std::max(tile.max[r], tile_max);

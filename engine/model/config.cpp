@@ -15,6 +15,7 @@ constexpr ArchitectureTraits kArchitectures[] = {
     {Architecture::Qwen2, "qwen2", ref::RopeStyle::Neox, true, false, false, SwiGlu, false, false},
     {Architecture::Qwen3, "qwen3", ref::RopeStyle::Neox, false, true, false, SwiGlu, false, false},
     {Architecture::Phi3, "phi3", ref::RopeStyle::Neox, false, false, true, SwiGlu, false, false},
+    {Architecture::Gemma2, "gemma2", ref::RopeStyle::Neox, false, false, false, GeGlu, true, true},
     {Architecture::Gemma3, "gemma3", ref::RopeStyle::Neox, false, true, false, GeGlu, true, true},
 };
 
@@ -65,6 +66,7 @@ ConfigKeys gguf_config_keys(Architecture arch) {
   k.sliding_window = p + "attention.sliding_window";
   k.sliding_period = p + "attention.sliding_window_pattern";
   k.rope_theta_sliding = p + "rope.freq_base_swa";
+  k.attn_softcap = p + "attn_logit_softcapping";
   k.final_softcap = p + "final_logit_softcapping";
   return k;
 }
@@ -108,8 +110,11 @@ void validate(const ModelConfig& c, const std::string& path, const ConfigKeys& k
            "0 to " + std::to_string(kMaxLayers));
     check_theta(keys.rope_theta_sliding, c.rope_theta_sliding);
   }
-  if (!(c.final_softcap >= 0.0f && c.final_softcap < 1e12f))
-    fail("final logit softcap", keys.final_softcap, std::to_string(c.final_softcap), "0 (none) or a positive number");
+  const auto check_softcap = [&](const std::string& what, const std::string& key, float cap) {
+    if (!(cap >= 0.0f && cap < 1e12f)) fail(what, key, std::to_string(cap), "0 (none) or a positive number");
+  };
+  check_softcap("attention logit softcap", keys.attn_softcap, c.attn_softcap);
+  check_softcap("final logit softcap", keys.final_softcap, c.final_softcap);
   if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
     fail("RMS norm epsilon", keys.rms_eps, std::to_string(c.rms_eps), "a number in (0, 1)");
 }

@@ -3,11 +3,12 @@
 #include <cstddef>
 #include <string>
 
+#include "engine/attention/attention_shape.h"
 #include "engine/kernels/reference.h"
 
 namespace pdbench {
 
-enum class Architecture { Llama, Qwen2, Qwen3, Phi3, Gemma3 };
+enum class Architecture { Llama, Qwen2, Qwen3, Phi3, Gemma2, Gemma3 };
 
 // The FFN's gated activation: act(gate) * up.
 enum class FfnActivation {
@@ -50,7 +51,10 @@ struct ModelConfig {
   // The scores' factor where it is not 1 / sqrt(head_dim) (Gemma 27B: 1 /
   // sqrt(dim / n_heads)); 0: 1 / sqrt(head_dim).
   float attention_scale = 0;
-  // The logits become final_softcap tanh(logit / final_softcap); 0: none.
+  // Scores become attn_softcap tanh(score / attn_softcap) before the
+  // softmax (Gemma 2), the logits final_softcap tanh(logit /
+  // final_softcap); 0: none.
+  float attn_softcap = 0;
   float final_softcap = 0;
   bool tied_output = false;  // LM head shares the token embedding
   // Llama 3 RoPE scaling: > 0 when the file carries rope_freqs.weight (a
@@ -66,6 +70,9 @@ struct ModelConfig {
   }
   // The keys a query of the layer sees back from its own position (0: all).
   size_t layer_window(size_t layer) const { return is_sliding(layer) ? sliding_window : 0; }
+  ref::AttentionShape attention_shape(size_t layer) const {
+    return {n_heads, n_kv_heads, head_dim, layer_window(layer), attn_softcap};
+  }
   float layer_rope_theta(size_t layer) const { return is_sliding(layer) ? rope_theta_sliding : rope_theta; }
 };
 
@@ -96,7 +103,7 @@ void apply_traits(const ArchitectureTraits& traits, ModelConfig& config);
 // n_layers"), so an error names the key to look at.
 struct ConfigKeys {
   std::string dim, n_layers, n_heads, n_kv_heads, head_dim, ffn_dim, vocab, context_length, rope_dim, rope_theta,
-      rms_eps, sliding_window, sliding_period, rope_theta_sliding, final_softcap;
+      rms_eps, sliding_window, sliding_period, rope_theta_sliding, attn_softcap, final_softcap;
 };
 
 // The GGUF metadata keys of an architecture; the vocabulary size is the

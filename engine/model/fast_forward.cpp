@@ -349,7 +349,7 @@ void FastForward::Pass::rope_and_cache(const LayerWeights& l, size_t layer) {
 // softmax state that one thread merges. More: the tiled prefill kernels
 // over runs of consecutive positions.
 void FastForward::Pass::attend(size_t layer) {
-  const ref::AttentionShape shape{c_.n_heads, c_.n_kv_heads, c_.head_dim, c_.layer_window(layer)};
+  const ref::AttentionShape shape = c_.attention_shape(layer);
   const size_t qkv_width = c_.q_dim() + 2 * c_.kv_dim();
   if (n_ > 1) {
     return team_.forking([&] { paged_attention_chunks(queries_, qkv_width, c_.q_dim(), cache_, layer, shape); });

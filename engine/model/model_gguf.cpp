@@ -143,6 +143,22 @@ void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   if (c.n_layers == 62 && c.n_heads != 0) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
 }
 
+// Gemma 2's, by llama_model_gemma2::load_arch_hparams: every other layer
+// slides (pattern 2), with a window of 4096 and the global RoPE base unless
+// the file says; scores softcapped at 50 and logits at 30 unless it says;
+// the 27B (46 layers) scales attention by 1 / sqrt(dim / heads). Its head
+// is always the token embedding: llama.cpp reads no output.weight, which
+// is then refused as a tensor the model does not have.
+void read_gemma2(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
+  c.sliding_window = f.get_uint(k.sliding_window, 4096);
+  c.sliding_period = f.get_uint(k.sliding_period, 2);
+  c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, c.rope_theta);
+  c.attn_softcap = f.get_float(k.attn_softcap, 50.0f);
+  c.final_softcap = f.get_float(k.final_softcap, 30.0f);
+  if (c.n_layers == 46 && c.n_heads != 0) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
+  c.tied_output = true;
+}
+
 ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
@@ -166,6 +182,7 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   // sliding window (its converters record it wrongly), and its logits are
   // the reference here.
   if (c.arch == Architecture::Gemma3) read_gemma3(f, k, c);
+  if (c.arch == Architecture::Gemma2) read_gemma2(f, k, c);
   validate(c, f.path(), k);
   return c;
 }

@@ -129,7 +129,7 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
     const double ctx_sum = attended_positions(slots, c.layer_window(layer));
     ScopedOp op(profile, Op::Attention, li, 4.0 * static_cast<double>(c.q_dim()) * ctx_sum,
                 static_cast<double>(cache.pool().bytes_per_token_per_layer()) * ctx_sum);
-    const ref::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, c.layer_window(layer)};
+    const ref::AttentionShape shape = c.attention_shape(layer);
     for (size_t t = 0; t < n; ++t) {
       scores_.resize(std::max(scores_.size(), slots[t].pos + 1));
       ref::paged_attention(&q_[t * c.q_dim()], cache, slots[t].seq, layer, slots[t].pos + 1, shape, scores_.data(),

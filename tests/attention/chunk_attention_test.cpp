@@ -30,7 +30,8 @@ constexpr ref::AttentionShape kShapes[] = {{9, 3, 64}, {32, 8, 64}, {3, 3, 48},
 
 std::string name(const ref::AttentionShape& s, KvType type) {
   return std::to_string(s.n_heads) + "/" + std::to_string(s.n_kv_heads) + "x" +
-         std::to_string(s.head_dim) + " window " + std::to_string(s.window) + " " +
+         std::to_string(s.head_dim) + " window " + std::to_string(s.window) + " softcap " +
+         std::to_string(s.softcap) + " " +
          std::string(kv_type_name(type));
 }
 
@@ -85,16 +86,19 @@ void expect_near(const QueryChunk& chunk, size_t out_stride, const std::vector<f
 // One chunk per case: from position 0 or after a cached prefix, lengths on
 // and off the 16-position tiles, and blocks of 16 and 7 tokens; unwindowed,
 // and sliding windows shorter than a 16-position K/V tile and across tiles,
-// where a tile's rows start their windows in different K/V tiles.
+// where a tile's rows start their windows in different K/V tiles; and
+// Gemma 2's softcap (at 2, where it bends these scores) with a window.
 TEST(PrefillAttention, MatchesThePerPositionReference) {
   struct Case {
     size_t first_pos, n_queries;
   };
   const Case cases[] = {{0, 2}, {0, 16}, {0, 17}, {0, 45}, {5, 30}, {33, 12}};
   std::vector<ref::AttentionShape> shapes;
-  for (size_t window : {0u, 5u, 20u})
+  const std::pair<size_t, float> variants[] = {{0, 0.0f}, {5, 0.0f}, {20, 0.0f}, {20, 2.0f}};
+  for (const auto& [window, softcap] : variants)
     for (ref::AttentionShape shape : kShapes) {
       shape.window = window;
+      shape.softcap = softcap;
       shapes.push_back(shape);
     }
   for (const auto& shape : shapes)

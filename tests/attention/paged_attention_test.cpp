@@ -229,12 +229,15 @@ TEST(PagedAttention, StoredTypesStayWithinTheirBoundOfF32) {
 // Within 1e-5 of max|v| (reassociated sums, polynomial exp; observed 3e-7),
 // and where the kernel rounds the query to int8, within output_bounds of
 // that rounding (a worst case, about 0.1 max|v| here; observed up to 4e-3).
-// Unwindowed, and with sliding windows shorter than a 64-position chunk and
-// across chunks.
+// Unwindowed, with sliding windows shorter than a 64-position chunk and
+// across chunks, and with Gemma 2's softcap (at 2, where it bends these
+// scores; Gemma's 50 would hardly touch them).
 TEST(PagedAttention, DecodeKernelsMatchTheReference) {
-  for (size_t window : {0u, 20u, 100u})
+  const std::pair<size_t, float> variants[] = {{0, 0.0f}, {20, 0.0f}, {100, 0.0f}, {20, 2.0f}};
+  for (const auto& [window, softcap] : variants)
     for (ref::AttentionShape shape : kShapes) {
       shape.window = window;
+      shape.softcap = softcap;
       for (KvType type : kTypes) {
         const size_t n_ctx = 150;  // several 64-position chunks and a partial block
         const Caches c(shape, n_ctx, type, type);
@@ -250,7 +253,7 @@ TEST(PagedAttention, DecodeKernelsMatchTheReference) {
             for (size_t i = 0; i < out.size(); ++i)
               ASSERT_NEAR(out[i], expected[i], bounds[i / shape.head_dim])
                   << name(shape) << " " << kv_type_name(type) << " " << isa_name(isa) << " n " << n
-                  << " window " << window;
+                  << " window " << window << " softcap " << softcap;
           }
         }
       }

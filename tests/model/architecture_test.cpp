@@ -139,6 +139,14 @@ TEST_F(Architectures, Gemma3LinearRopeScalingIsRefused) {
                  "RoPE scaling factor (gemma3.rope.scaling.factor) = 8");
 }
 
+// llama.cpp's gemma2 always reads its head from the token embedding and
+// would fail on a file with output.weight: so does pdbench, by name.
+TEST_F(Architectures, Gemma2OutputWeightIsRefused) {
+  const std::string path = dir_ + "/gemma2-output.gguf";
+  add_vector(write("tiny-gemma2", "base"), path, "output.weight", 512 * 512);
+  expect_refused(path, "tensor output.weight is not part of the gemma2 model");
+}
+
 TEST_F(Architectures, RopeFreqsMustBePositive) {
   const std::string path = rewrite(write("tiny-llama-3", "base"), "zero", {{}, [](const std::string& name, std::span<std::byte> bytes) {
                                      if (name == "rope_freqs.weight") test::poke(bytes, 4, 0.0f);

@@ -69,7 +69,7 @@ TEST_F(BadModelFile, UnknownArchitectureIsRefusedByName) {
   const std::string path = dir_ + "/gpt2.gguf";
   test::rewrite_gguf(test::model_path("stories260K.gguf"), path,
                      {{{"general.architecture", gguf::Value::str("gpt2")}}, {}});
-  expect_error_naming(path, "architecture 'gpt2' is not supported (supported: llama, qwen2, qwen3, phi3, gemma3)");
+  expect_error_naming(path, "architecture 'gpt2' is not supported (supported: llama, qwen2, qwen3, phi3, gemma2, gemma3)");
 }
 
 // The tensor info's type field follows its name, dimension count and

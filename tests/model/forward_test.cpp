@@ -85,8 +85,8 @@ float fast_path_bound(TensorType type, bool prefill, const ModelConfig& c) {
 }
 
 TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
-  // phi3: fused tensors' row views; gemma3: its layer kinds
-  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini", "gemma-3-1b"})
+  // phi3: fused tensors' row views; gemma: its layer kinds
+  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini", "gemma-2-2b", "gemma-3-1b"})
     for (const WeightFormat& format : weight_formats()) {
       const TensorType type = format.type;
       SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));

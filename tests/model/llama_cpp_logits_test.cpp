@@ -136,5 +136,19 @@ TEST(LlamaCppLogits, Gemma3WithSlidingWindow) {
                            {{{"gemma3.attention.sliding_window", gguf::Value::u32(4096)}}, {}});
 }
 
+// Gemma 2: Gemma 3's layers without the QK norm, every other one sliding
+// (window 32 here), attention scores and logits softcapped (at 0.25 and 300
+// here, where they bend: synthetic_model.cpp); each stripped copy's softcap
+// of 1e6 leaves its scores or its logits straight.
+TEST(LlamaCppLogits, Gemma2WithFinalSoftcap) {
+  expect_matches_llama_cpp("tiny-gemma2", "final-softcap",
+                           {{{"gemma2.final_logit_softcapping", gguf::Value::f32(1e6f)}}, {}});
+}
+
+TEST(LlamaCppLogits, Gemma2WithAttentionSoftcap) {
+  expect_matches_llama_cpp("tiny-gemma2", "attention-softcap",
+                           {{{"gemma2.attn_logit_softcapping", gguf::Value::f32(1e6f)}}, {}});
+}
+
 }  // namespace
 }  // namespace pdbench

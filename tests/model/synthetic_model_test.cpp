@@ -59,6 +59,7 @@ void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
   EXPECT_EQ(got.sliding_period, want.sliding_period);
   EXPECT_EQ(got.rope_theta_sliding, want.rope_theta_sliding);
   EXPECT_EQ(got.attention_scale, want.attention_scale);
+  EXPECT_EQ(got.attn_softcap, want.attn_softcap);
   EXPECT_EQ(got.final_softcap, want.final_softcap);
 }
 
@@ -87,7 +88,7 @@ class Synthetic : public ::testing::Test {
 };
 
 TEST_F(Synthetic, EveryTypeLoadsBackWithItsConfig) {
-  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "llama-3.2-1b", "gemma-3-1b"}) {
+  for (const std::string like : {"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "llama-3.2-1b", "gemma-2-2b", "gemma-3-1b"}) {
     for (const TensorType type : kAllTypes) {
       const std::string type_name(traits(type).name);
       SCOPED_TRACE(like + " " + type_name);
@@ -286,6 +287,22 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
     EXPECT_EQ(gemma3.layer_rope_theta(layer), global ? 1e6f : 1e4f) << layer;
   }
 
+  // Gemma 2 2B's config.json: every other layer slides (window 4096), one
+  // RoPE base 10000, softcaps 50 (attention) and 30 (logits).
+  const ModelConfig gemma2 = preset_config("gemma-2-2b");
+  EXPECT_EQ(gemma2.arch, Architecture::Gemma2);
+  EXPECT_EQ(gemma2.q_dim(), 2048u);  // not dim = 2304
+  EXPECT_EQ(gemma2.kv_dim(), 1024u);
+  EXPECT_FALSE(gemma2.qk_norm);
+  EXPECT_TRUE(gemma2.post_norms && gemma2.scaled_embedding && gemma2.tied_output);
+  EXPECT_EQ(gemma2.ffn_activation, FfnActivation::GeGlu);
+  EXPECT_EQ(gemma2.attn_softcap, 50.0f);
+  EXPECT_EQ(gemma2.final_softcap, 30.0f);
+  for (size_t layer = 0; layer < gemma2.n_layers; ++layer) {
+    EXPECT_EQ(gemma2.layer_window(layer), layer % 2 == 0 ? 4096u : 0u) << layer;  // set_swa_pattern(2)
+    EXPECT_EQ(gemma2.layer_rope_theta(layer), 1e4f) << layer;
+  }
+
   const ModelConfig llama8b = preset_config("llama-3.1-8b");
   EXPECT_EQ(llama8b.head_dim, 128u);
   EXPECT_EQ(llama8b.ffn_dim, 14336u);
@@ -300,6 +317,7 @@ TEST(SyntheticPreset, ParameterCountsMatchTheModelCards) {
   EXPECT_EQ(parameter_count(preset_config("qwen3-0.6b")), 596'049'920u);
   EXPECT_EQ(parameter_count(preset_config("phi-3-mini")), 3'821'079'552u);
   EXPECT_EQ(parameter_count(preset_config("gemma-3-1b")), 999'885'952u);
+  EXPECT_EQ(parameter_count(preset_config("gemma-2-2b")), 2'614'341'888u);
   for (const auto& name : synthetic_model_names()) {
     const ModelConfig c = preset_config(name);
     EXPECT_NO_THROW(validate(c, name, gguf_config_keys(c.arch)));
