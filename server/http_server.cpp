@@ -135,6 +135,7 @@ void HttpServer::listen() { http_->listen_after_bind(); }
 
 void HttpServer::shutdown() {
   loop_.drain();
+  streams_.wait_closed();
   http_->stop();
 }
 
@@ -190,11 +191,13 @@ void answer(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, httpli
   send_json(res, 200, j);
 }
 
-void stream(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, httplib::Response& res) {
+// `open` is released with the response, once its last chunk is written.
+void stream(ServerMetrics& metrics, const std::shared_ptr<Completion>& c, std::shared_ptr<void> open,
+            httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [&metrics, c](size_t, httplib::DataSink& sink) {
+      [&metrics, c, open](size_t, httplib::DataSink& sink) {
         std::optional<TokenEvent> ev = c->job->next(kKeepAlive);
         if (!ev && c->job->ended()) {  // the server stopped or the engine failed
           write(sink, event(ApiError(500, "server_error", "the request ended early: " + c->job->error()).to_json()));
@@ -260,7 +263,7 @@ void HttpServer::routes() {
                                                        (api == Api::Chat ? "chatcmpl-" : "cmpl-") + std::to_string(++counter),
                                                        options_.model_name, r.include_usage, 0, "", false, false});
       if (r.stream)
-        stream(metrics_, c, res);
+        stream(metrics_, c, streams_.open(), res);
       else
         answer(metrics_, c, res);
     };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/runtime/engine.h"
+#include "server/open_streams.h"
 #include "server/serving_loop.h"
 
 namespace httplib {
@@ -35,8 +36,8 @@ class HttpServer {
   int bind();
   // Serves until shutdown() (call bind() first).
   void listen();
-  // Refuses new requests (503), lets every queued and running one finish,
-  // then stops listen().
+  // Refuses new requests (503), lets every queued and running one finish
+  // and every stream write its last event, then stops listen().
   void shutdown();
 
  private:
@@ -46,6 +47,7 @@ class HttpServer {
   ServerOptions options_;
   ServerMetrics metrics_;
   ServingLoop loop_;
+  OpenStreams streams_;
   std::unique_ptr<httplib::Server> http_;
 };
 

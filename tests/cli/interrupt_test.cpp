@@ -233,7 +233,8 @@ TEST(Interrupt, ServeDrainsTheStreamInFlightOnSigterm) {
     return true;
   };
   const auto res = client.send(req);
-  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_TRUE(res) << httplib::to_string(res.error()) << " after " << body.size() << " bytes; serve said:\n"
+                   << read_text(err_path);
   EXPECT_TRUE(signalled);
   EXPECT_NE(body.find("data: [DONE]"), std::string::npos) << body.substr(body.size() > 300 ? body.size() - 300 : 0);
   EXPECT_NE(body.find("\"completion_tokens\":" + std::to_string(kTokens)), std::string::npos);
