@@ -117,7 +117,7 @@ StreamedCompletion OpenAiClient::complete(const std::string& model, const Remote
   std::string error_body;
   CompletionStream stream;
   bool timed_out = false, abandoned = false;
-  const auto start = Clock::now();
+  auto start = Clock::now();
   req.response_handler = [&](const httplib::Response& res) {
     status = res.status;
     return true;
@@ -137,7 +137,15 @@ StreamedCompletion OpenAiClient::complete(const std::string& model, const Remote
   };
   httplib::Response res;
   httplib::Error failure = httplib::Error::Success;
-  const bool sent = http_->send(req, res, failure);
+  bool sent = http_->send(req, res, failure);
+  // A kept-alive connection that the server closed after its last answer
+  // (llama-server does after every stream) fails before any byte of the
+  // answer: the request never reached the server, so it goes once more, on
+  // a new connection, timed from there.
+  if (!sent && failure == httplib::Error::Read && status == 0) {
+    start = Clock::now();
+    sent = http_->send(req, res, failure);
+  }
   const double elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
   if (abandoned) return stream.result();
   if (status != 0 && status != 200)

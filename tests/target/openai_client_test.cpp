@@ -1,9 +1,12 @@
 // The HTTP client of a remote target against stand-in servers: what it
 // sends, and each way a request can fail, each an Error naming the URL.
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <string>
+#include <thread>
 
 #include "bench/runner/openai_target.h"
 #include "tests/support/error_of.h"
@@ -62,6 +65,75 @@ TEST(OpenAiClient, SendsTokenIdsIgnoreEosAndUsageAndReadsTheStream) {
   EXPECT_EQ(s.text, "ab");
   EXPECT_EQ(s.chunk_ms.size(), 2u);
   EXPECT_EQ(s.completion_tokens, 2u);
+}
+
+// One request read from the socket: its headers, then as many body bytes
+// as Content-Length says; false when the client closed first.
+bool read_request(int fd) {
+  std::string request;
+  char buf[4096];
+  for (;;) {
+    const size_t head = request.find("\r\n\r\n");
+    if (head != std::string::npos &&
+        request.size() >= head + 4 + std::stoul(request.substr(request.find("Content-Length: ") + 16)))
+      return true;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return false;
+    request.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// The next connection, or -1 after `seconds`.
+int accept_within(int listener, int seconds) {
+  pollfd p{listener, POLLIN, 0};
+  return ::poll(&p, 1, seconds * 1000) == 1 ? ::accept(listener, nullptr, nullptr) : -1;
+}
+
+// A server whose answers say keep-alive but that reads the next request on
+// the connection and closes it unanswered (llama-server after a stream): the
+// client sees the connection break before any answer, and sends the
+// request again on a new connection.
+TEST(OpenAiClient, ARequestOnAConnectionTheServerDropsGoesAgain) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t size = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &size);
+  const std::string body = kGoodStream;
+  char chunk_size[16];
+  std::snprintf(chunk_size, sizeof chunk_size, "%zx\r\n", body.size());
+  const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                             "Keep-Alive: timeout=5, max=100\r\n\r\n" +
+                             std::string(chunk_size) + body + "\r\n0\r\n\r\n";
+  int requests_read = 0;
+  const auto answer_one = [&](int fd) {
+    if (!read_request(fd)) return;
+    ++requests_read;
+    EXPECT_EQ(::write(fd, answer.data(), answer.size()), static_cast<ssize_t>(answer.size()));
+  };
+  std::thread server([&] {
+    const int first = accept_within(listener, 10);
+    answer_one(first);
+    if (read_request(first)) ++requests_read;  // dropped unanswered
+    ::close(first);
+    const int second = accept_within(listener, 10);  // none without the retry
+    if (second < 0) return;
+    answer_one(second);
+    ::close(second);
+  });
+  OpenAiClient client(parse_target_url("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port))), 30);
+  for (int i = 0; i < 2; ++i) {
+    std::string text;
+    EXPECT_EQ(test::error_of([&] { text = client.complete("m", request(), [] { return true; }).text; }), "no error")
+        << "request " << i;
+    EXPECT_EQ(text, "ab") << "request " << i;
+  }
+  server.join();
+  ::close(listener);
+  EXPECT_EQ(requests_read, 3);
 }
 
 TEST(OpenAiClient, SamplingSettingsOffTheirDefaultsAreSent) {
