@@ -128,6 +128,13 @@ void bind_gate_up(const TensorBinder& bind, const std::string& b, const ModelCon
   l.w_up = bind.matrix(b + "ffn_up.weight", c.dim, c.ffn_dim);
 }
 
+// Gemma's 27B models (told by their layer count) scale attention by
+// 1 / sqrt(dim / heads) instead of 1 / sqrt(head_dim).
+void scale_attention_by_width(size_t layers_of_27b, ModelConfig& c) {
+  if (c.n_layers == layers_of_27b && c.n_heads != 0)
+    c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
+}
+
 // Gemma 3's sliding layers and final softcap, with llama.cpp's values for
 // absent keys (llama_model_gemma3::load_arch_hparams: no window is no
 // sliding layer; of every 6 layers the last is global; sliding layers'
@@ -140,7 +147,7 @@ void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
     c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, 10000.0f);
   }
   c.final_softcap = f.get_float(k.final_softcap, 0.0f);
-  if (c.n_layers == 62 && c.n_heads != 0) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
+  scale_attention_by_width(62, c);
 }
 
 // Gemma 2's, by llama_model_gemma2::load_arch_hparams: every other layer
@@ -155,7 +162,7 @@ void read_gemma2(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, c.rope_theta);
   c.attn_softcap = f.get_float(k.attn_softcap, 50.0f);
   c.final_softcap = f.get_float(k.final_softcap, 30.0f);
-  if (c.n_layers == 46 && c.n_heads != 0) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
+  scale_attention_by_width(46, c);
   c.tied_output = true;
 }
 
@@ -178,9 +185,9 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   const gguf::TensorInfo& embd = f.tensor(k.vocab);
   c.vocab = embd.shape.size() == 2 ? embd.shape[1] : 0;
   c.tied_output = f.find_tensor("output.weight") == nullptr;
-  // phi3's attention.sliding_window is not read: llama.cpp disables Phi's
-  // sliding window (its converters record it wrongly), and its logits are
-  // the reference here.
+  // Sliding layers are Gemma's only: phi3's attention.sliding_window is not
+  // read, as llama.cpp disables Phi's window (its converters record it
+  // wrongly), and its logits are the reference here.
   if (c.arch == Architecture::Gemma3) read_gemma3(f, k, c);
   if (c.arch == Architecture::Gemma2) read_gemma2(f, k, c);
   validate(c, f.path(), k);

@@ -213,8 +213,8 @@ void set_tokenizer(gguf::GgufWriter& w, const ModelConfig& c) {
 
 // The loader infers QKV bias, QK norm, RoPE style, the FFN's activation,
 // post norms and the embedding's scale from the architecture, and reads
-// sliding layers and softcap for gemma3 only; a spec that disagrees would
-// not read back as written.
+// sliding layers and softcaps for gemma2 and gemma3 only; a spec that
+// disagrees would not read back as written.
 void check_spec(const SyntheticSpec& spec, const std::string& path) {
   const ModelConfig& c = spec.config;
   validate(c, path, gguf_config_keys(c.arch));
