@@ -25,6 +25,8 @@ packages=(
   zlib1g-dev                # find_package(ZLIB): tokenizer.json.gz
   libcsv-dev                # find_library(csv): reading CSV results back
   libsqlite3-dev            # find_package(SQLite3): results history
+  libpq-dev                 # find_package(PostgreSQL): results history on a PostgreSQL server
+  postgresql-15             # the tests' throwaway PostgreSQL server (scripts/postgres-test-server.sh)
   libssl-dev                # find_package(OpenSSL): SHA-256 of model files
   chromium                  # the report's headless-browser test
   clang libclang-rt-dev     # fuzz targets: libFuzzer and the sanitizer runtimes

@@ -19,7 +19,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsa
 # slowed-build checks): instrumented code runs several times slower, and
 # unevenly across operations, so a timing verdict under it means nothing;
 # they run in the normal suite (scripts/test.sh).
-ctest --preset asan-ubsan -j "$(nproc)"
+bash scripts/postgres-test-server.sh run ctest --preset asan-ubsan -j "$(nproc)"
 
 # The smoke scenario and its report, as scripts/main.sh runs them.
 out="$(mktemp -d)"

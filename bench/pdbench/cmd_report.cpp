@@ -7,6 +7,7 @@
 
 #include "bench/pdbench/commands.h"
 #include "bench/report/report.h"
+#include "bench/resultsdb/connection.h"
 #include "engine/util/error.h"
 
 namespace pdbench::cli {
@@ -36,17 +37,18 @@ void register_report(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("report", "Draw results folders as an HTML report (optionally Markdown + SVG)");
   cmd->footer(
       "With several folders every chart overlays them (color = run).\n"
-      "With --db FILE --history: key metrics over the stored runs, one line per case.\n"
+      "With --db FILE|URL --history: key metrics over the stored runs, one line per case and machine.\n"
       "Examples: pdbench report results/smoke -o reports/smoke.html\n"
       "          pdbench report results/base results/new -o reports/ab.html --md reports/ab.md\n"
-      "          pdbench report --db results.sqlite --history -o reports/history.html --metric ttft_median_ms");
+      "          pdbench report --db results.sqlite --history -o reports/history.html --metric ttft_median_ms\n"
+      "          pdbench report --db postgresql://bench@db:5432/bench --history -o reports/fleet.html");
   CLI::Option* results =
       cmd->add_option("results", a->folders.results, "Results folders written by 'pdbench run'")->check(CLI::ExistingDirectory);
   cmd->add_option("-o,--output", a->folders.html, "HTML file to write, e.g. reports/NAME.html (--history: history.html)");
   cmd->add_option("--md", a->folders.markdown, "Also write Markdown here, with the charts as SVG files next to it");
   CLI::Option* summary = cmd->add_flag("--summary", a->summary,
                 "Also print the summary (what bounds each phase, the cases table) as Markdown on stdout");
-  CLI::Option* db = cmd->add_option("--db", a->db, "Results history (SQLite) to draw, with --history");
+  CLI::Option* db = cmd->add_option("--db", a->db, "Results history to draw, with --history: an SQLite file or a postgresql:// URL");
   CLI::Option* history =
       cmd->add_flag("--history", a->history, "Chart metrics over the runs stored in --db, in stored order")->needs(db);
   db->needs(history);
@@ -62,10 +64,10 @@ void register_report(CLI::App& app) {
       const report::HistoryOptions options{a->db, a->metrics, a->scenario,
                                            a->folders.html.empty() ? "history.html" : a->folders.html,
                                            a->folders.markdown};
-      print_files(report::write_history_report(options), a->db);
+      print_files(report::write_history_report(options), resultsdb::redact_password(a->db));
       return;
     }
-    if (a->folders.results.empty()) throw Error("report: name results folders, or --db FILE --history");
+    if (a->folders.results.empty()) throw Error("report: name results folders, or --db FILE|URL --history");
     if (a->folders.html.empty()) throw Error("report: -o FILE.html is required");
     const report::ReportFiles files = report::write_report(a->folders);
     print_files(files, std::to_string(a->folders.results.size()) + " results folder" +

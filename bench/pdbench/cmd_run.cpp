@@ -14,6 +14,7 @@
 #include "bench/pdbench/options.h"
 #include "bench/pdbench/results_table.h"
 #include "bench/pdbench/stop_signals.h"
+#include "bench/pdbench/store_run.h"
 #include "bench/pdbench/target_flags.h"
 #include "bench/resultsdb/history.h"
 #include "bench/runner/machine_load.h"
@@ -148,10 +149,10 @@ void run(const RunArgs& a) {
     list_cases(s, runner::parse_shard(a.shard));
     return;
   }
-  // Opened (and created) before the benchmark, so a file that is not a
-  // results database fails now rather than after every run.
-  std::optional<resultsdb::History> history;
-  if (!a.db.empty()) history.emplace(a.db);
+  // Opened (and created) before the benchmark, so a database that cannot
+  // be reached or is not a history fails now rather than after every run;
+  // closed during it, and opened again to store the run.
+  if (!a.db.empty()) resultsdb::History{a.db};
   runner::RunOptions options;
   refuse_format_as_folder(a.out_dir);
   options.out_dir = a.out_dir.empty() ? "results/" + s.name : a.out_dir;
@@ -183,9 +184,7 @@ void run(const RunArgs& a) {
   const bool md = a.format == "md";
   for (const auto& note : runner::run_notes(runner::read_meta_json(options.out_dir), report.summary))
     std::fprintf(md ? stdout : stderr, md ? "\n> %s\n" : "%s\n", note.c_str());
-  if (history)
-    std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(history->append(options.out_dir)),
-                 a.db.c_str());
+  if (!a.db.empty()) store_run(a.db, options.out_dir);
 }
 
 }  // namespace
@@ -232,7 +231,8 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--list", args->list_only, "Check the scenario and print its models and cases; run nothing");
   cmd->add_flag("--resume", args->resume, "Continue the run in the results folder, skipping finished runs");
   cmd->add_option("--shard", args->shard, "Run only every n-th case, starting at the k-th: k/n");
-  cmd->add_option("--db", args->db, "Also append the run to this results history (SQLite; docs/RESULTS.md)");
+  cmd->add_option("--db", args->db,
+                  "Also append the run to this results history: an SQLite file or a postgresql:// URL (docs/RESULTS.md)");
   // Test-only, hidden from --help: a slowed build for compare's checks.
   cmd->add_option("--test-decode-delay-us", args->decode_delay_us, "Busy-wait this long in every decode step")
       ->group("");

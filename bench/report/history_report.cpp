@@ -33,6 +33,12 @@ std::string join(const std::vector<std::string>& items) {
 std::string short_commit(const std::string& commit) { return commit.substr(0, 7); }
 std::string date_of(const std::string& iso) { return iso.substr(0, 10); }
 
+std::set<std::string> machines_of(const std::vector<resultsdb::RunInfo>& runs) {
+  std::set<std::string> ids;
+  for (const auto& r : runs) ids.insert(r.machine.id);
+  return ids;
+}
+
 std::vector<std::string> scenarios_of(const std::vector<resultsdb::RunInfo>& runs) {
   std::vector<std::string> names;
   for (const auto& r : runs)
@@ -85,10 +91,10 @@ const std::vector<std::string>& default_history_metrics() {
 
 HistoryData read_history(const std::string& db, const std::vector<std::string>& metrics, const std::string& scenario) {
   // Opening would create an empty database: say that the file is missing instead.
-  if (!std::filesystem::is_regular_file(db))
+  if (!resultsdb::is_postgres_url(db) && !std::filesystem::is_regular_file(db))
     throw Error(db + ": no such file (pdbench run --db FILE and pdbench merge --db FILE write it)");
   resultsdb::History history(db);
-  HistoryData out{db, scenario, history.runs(scenario), {}};
+  HistoryData out{history.name(), scenario, history.runs(scenario), {}};
   if (out.runs.empty()) {
     const std::vector<std::string> stored = scenarios_of(history.runs(""));
     if (scenario.empty() || stored.empty()) throw Error(db + ": no runs stored yet");
@@ -129,6 +135,7 @@ std::vector<Chart> history_charts(const HistoryData& history) {
   for (const auto& r : history.runs) by_id[r.run_id] = &r;
   json order = json::array();  // the x axis in run order, whatever the data's order
   for (const auto& r : history.runs) order.push_back(labels.at(r.run_id));
+  const bool several_machines = machines_of(history.runs).size() > 1;
 
   std::vector<Chart> charts;
   for (const auto& m : history.metrics) {
@@ -150,6 +157,7 @@ std::vector<Chart> history_charts(const HistoryData& history) {
                         {"commit", run.git_commit},
                         {"started_at", run.started_at},
                         {"case", p.series},
+                        {"machine", run.machine.name + " (" + run.machine.id + ")"},
                         {"value", p.value}});
     }
     json spec = base_spec(title);
@@ -166,8 +174,13 @@ std::vector<Chart> history_charts(const HistoryData& history) {
         {"tooltip", json::array({{{"field", "commit"}, {"title", "commit"}},
                                  {{"field", "run_id"}, {"title", "run id"}},
                                  {{"field", "started_at"}, {"title", "date (started, UTC)"}},
+                                 {{"field", "machine"}, {"title", "machine"}},
                                  {{"field", "case"}, {"title", "case"}},
                                  value_field("value", m.column)})}};
+    // One line per case and machine: the dash tells the machines apart.
+    if (several_machines)
+      spec["encoding"]["strokeDash"] = {{"field", "machine"}, {"type", "nominal"}, {"title", "machine"},
+                                        {"legend", {{"orient", "bottom"}, {"direction", "vertical"}}}};
     chart.spec = spec;
     charts.push_back(std::move(chart));
   }
@@ -187,14 +200,18 @@ std::vector<std::string> history_lines(const HistoryData& history) {
   std::set<std::string> cases;
   for (const auto& m : history.metrics)
     for (const auto& p : m.points) cases.insert(p.series);
+  const size_t machines = machines_of(history.runs).size();
   return {"database " + history.db, "scenarios: " + join(scenarios_of(history.runs)),
-          std::to_string(cases.size()) + " cases; x axis: runs in the order they were stored (run id)"};
+          std::to_string(cases.size()) + " cases on " + std::to_string(machines) + " machine" +
+              (machines == 1 ? "" : "s (a line per case and machine)") +
+              "; x axis: runs in the order they were stored (run id)"};
 }
 
 TextTable runs_table(const HistoryData& history) {
-  TextTable t{{"run id", "commit", "started (UTC)", "scenario", "shard"}, {}};
+  TextTable t{{"run id", "commit", "started (UTC)", "scenario", "shard", "machine"}, {}};
   for (const auto& r : history.runs)
-    t.rows.push_back({std::to_string(r.run_id), r.git_commit, r.started_at, r.scenario_name, r.shard});
+    t.rows.push_back({std::to_string(r.run_id), r.git_commit, r.started_at, r.scenario_name, r.shard,
+                      r.machine.name + " (" + r.machine.id + ")"});
   return t;
 }
 

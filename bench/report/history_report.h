@@ -1,7 +1,7 @@
 #pragma once
 // The history report's data: key summary.csv metrics of every run stored in
 // a results database (bench/resultsdb), in the order the runs were stored,
-// and its charts (x = run, one line per case).
+// and its charts (x = run, one line per case and machine).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,7 +33,8 @@ struct HistoryData {
 // Metrics used when none are named: those of these the database holds.
 const std::vector<std::string>& default_history_metrics();
 
-// Throws pdbench::Error when the file does not exist, holds no (matching)
+// Throws pdbench::Error when the file does not exist (or the server cannot
+// be reached), holds no (matching)
 // runs, or a metric is not a summary column (the message lists them).
 HistoryData read_history(const std::string& db, const std::vector<std::string>& metrics, const std::string& scenario);
 
@@ -44,7 +45,7 @@ std::vector<Chart> history_charts(const HistoryData& history);
 std::string history_title(const HistoryData& history);
 // The database, scenarios and cases, for the page header.
 std::vector<std::string> history_lines(const HistoryData& history);
-// One row per run: id, commit, started, scenario, shard.
+// One row per run: id, commit, started, scenario, shard, machine.
 TextTable runs_table(const HistoryData& history);
 
 }  // namespace pdbench::report

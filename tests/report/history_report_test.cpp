@@ -14,6 +14,7 @@
 #include "bench/resultsdb/history.h"
 #include "engine/util/error.h"
 #include "tests/report/report_test_util.h"
+#include "tests/support/postgres_test_db.h"
 #include "tests/support/test_paths.h"
 
 namespace pdbench::report {
@@ -94,7 +95,46 @@ TEST_F(HistoryReport, DefaultMetricsOverRunsInStoredOrder) {
   EXPECT_TRUE(found);
   std::set<std::string> tooltip;
   for (const auto& t : specs.at("history-ttft-median-ms")["encoding"]["tooltip"]) tooltip.insert(t["field"].get<std::string>());
-  EXPECT_EQ(tooltip, (std::set<std::string>{"commit", "run_id", "started_at", "case", "value"}));
+  EXPECT_EQ(tooltip, (std::set<std::string>{"commit", "run_id", "started_at", "machine", "case", "value"}));
+  EXPECT_FALSE(specs.at("history-ttft-median-ms")["encoding"].contains("strokeDash"));  // one machine
+}
+
+// Runs from a second machine: a line per case and machine, told apart by
+// the dash, and the runs table names each run's machine.
+TEST_F(HistoryReport, ALinePerMachine) {
+  fs::copy(fixture("a"), dir_ + "/other");
+  json meta = json::parse(read_text(dir_ + "/other/meta.json"));
+  meta["fingerprint"]["cpu"]["model"] = "Another CPU";
+  std::ofstream(dir_ + "/other/meta.json") << meta.dump();
+  resultsdb::History(db_).append(dir_ + "/other");
+  const HistoryData history = read_history(db_, {"ttft_median_ms"}, "");
+  const std::vector<Chart> charts = history_charts(history);
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_EQ(charts[0].spec["encoding"]["strokeDash"]["field"], "machine");
+  std::set<std::string> machines;
+  for (const auto& d : charts[0].spec["data"]["values"]) machines.insert(d["machine"].get<std::string>());
+  EXPECT_EQ(machines.size(), 2u);
+  const TextTable runs = runs_table(history);
+  EXPECT_EQ(runs.header.back(), "machine");
+  EXPECT_EQ(runs.rows.back().back().rfind("Another CPU, ", 0), 0u) << runs.rows.back().back();
+  EXPECT_NE(history_lines(history)[2].find("on 2 machines"), std::string::npos) << history_lines(history)[2];
+}
+
+// The same runs stored in PostgreSQL draw the same charts and tables.
+TEST_F(HistoryReport, PostgresqlDrawsTheSameHistory) {
+  test::PostgresTestDb postgres;
+  if (!postgres.available()) GTEST_SKIP() << test::PostgresTestDb::skip_reason();
+  resultsdb::History h(postgres.url());
+  h.append(fixture("a"));
+  h.append(dir_ + "/b");
+  h.append(fixture("a"));
+  const HistoryData from_sqlite = read_history(db_, {}, ""), from_postgres = read_history(postgres.url(), {}, "");
+  const std::vector<Chart> a = history_charts(from_sqlite), b = history_charts(from_postgres);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].spec, b[i].spec) << a[i].id;
+  EXPECT_EQ(runs_table(from_sqlite).rows, runs_table(from_postgres).rows);
+  EXPECT_EQ(history_title(from_sqlite), history_title(from_postgres));
+  EXPECT_EQ(from_postgres.db, resultsdb::redact_password(postgres.url()));
 }
 
 TEST_F(HistoryReport, MetricSelectionAndScenarioFilter) {
