@@ -42,9 +42,25 @@ double parse_threshold(std::string text) {
   return v;
 }
 
-compare::RunData from_history(resultsdb::History& history, int64_t run_id) {
-  const resultsdb::StoredRun run = history.load(run_id);
-  return {"run " + std::to_string(run.run_id) + " (" + run.git_commit + ")", run.meta, run.samples, std::nullopt};
+// A commit's measurement from the history: its latest run on `machine`, or
+// the latest run of every shard when it ran sharded, their samples joined
+// (compare pairs rows by case, whichever shard measured it).
+compare::RunData from_history(resultsdb::History& history, const std::string& rev, const std::string& machine) {
+  const resultsdb::History::Shards shards = history.resolve_shards(rev, machine);
+  for (const auto& s : shards.missing)
+    std::fprintf(stderr, "note: %s: shard %s is not stored; its cases are not compared\n", rev.c_str(), s.c_str());
+  resultsdb::StoredRun run = history.load(shards.runs.front());
+  std::string ids = std::to_string(run.run_id);
+  for (size_t i = 1; i < shards.runs.size(); ++i) {
+    const resultsdb::StoredRun more = history.load(shards.runs[i]);
+    if (more.samples.columns != run.samples.columns)
+      throw Error(history.name() + ": runs " + ids + " and " + std::to_string(more.run_id) +
+                  " are shards of one scenario with different samples.csv columns");
+    run.samples.rows.insert(run.samples.rows.end(), more.samples.rows.begin(), more.samples.rows.end());
+    ids += "+" + std::to_string(more.run_id);
+  }
+  return {(shards.runs.size() > 1 ? "runs " : "run ") + ids + " (" + run.git_commit + ")", run.meta, run.samples,
+          std::nullopt};
 }
 
 // Two runs to compare, and the machine both ran on ("" for folders).
@@ -68,7 +84,7 @@ std::vector<RunPair> pairs_across_machines(resultsdb::History& h, const CompareA
   std::vector<RunPair> pairs;
   for (const auto& m : next_machines)
     if (contains(base_machines, m.id))
-      pairs.push_back({label(m), from_history(h, h.resolve(a.base, m.id)), from_history(h, h.resolve(a.next, m.id))});
+      pairs.push_back({label(m), from_history(h, a.base, m.id), from_history(h, a.next, m.id)});
     else
       std::fprintf(stderr, "note: %s ran only the new commit, not compared\n", label(m).c_str());
   for (const auto& m : base_machines)
@@ -93,9 +109,7 @@ RunPair pair_on_one_machine(resultsdb::History& h, const CompareArgs& a) {
                    "the others)\n",
                    label(anchor.front()).c_str());
   }
-  const int64_t base = base_run ? h.resolve(a.base) : h.resolve(a.base, machine);
-  const int64_t next = next_run ? h.resolve(a.next) : h.resolve(a.next, machine);
-  return {machine, from_history(h, base), from_history(h, next)};
+  return {machine, from_history(h, a.base, base_run ? "" : machine), from_history(h, a.next, next_run ? "" : machine)};
 }
 
 std::vector<RunPair> pairs_to_compare(const CompareArgs& a) {

@@ -1,5 +1,6 @@
 #include "bench/resultsdb/history.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "bench/resultsdb/schema.h"
@@ -109,6 +110,28 @@ int64_t History::resolve(const std::string& rev, const std::string& machine) {
   for (const auto& m : machines(commit)) elsewhere += (elsewhere.empty() ? "" : "; ") + m.name + " (" + m.id + ")";
   throw Error(db_->name() + ": no run of commit " + commit.substr(0, 12) + " on machine " + machine +
               "; it ran on: " + elsewhere);
+}
+
+History::Shards History::resolve_shards(const std::string& rev, const std::string& machine) {
+  const int64_t latest = resolve(rev, machine);
+  if (rev.starts_with("run:")) return {{latest}, {}};
+  const Rows r = db_->query("SELECT git_commit, machine, scenario_sha256, shard FROM runs WHERE run_id = $1", {latest});
+  const std::string shard = r.text(0, 3);
+  const size_t slash = shard.find('/');
+  const int64_t n = slash == std::string::npos ? 1 : std::atoll(shard.c_str() + slash + 1);
+  if (n <= 1) return {{latest}, {}};
+  Shards out;
+  for (int64_t k = 1; k <= n; ++k) {
+    const std::string name = std::to_string(k) + "/" + std::to_string(n);
+    const Rows q = db_->query(
+        "SELECT max(run_id) FROM runs WHERE git_commit = $1 AND machine = $2 AND scenario_sha256 = $3 AND shard = $4",
+        {r.text(0, 0), r.text(0, 1), r.text(0, 2), name});
+    if (q.rows[0][0])
+      out.runs.push_back(q.integer(0, 0));
+    else
+      out.missing.push_back(name);
+  }
+  return out;
 }
 
 std::vector<Machine> History::machines(const std::string& rev) {

@@ -59,6 +59,15 @@ class History {
   // (a Machine id) unless that is "". Throws when nothing (or more than one
   // commit) matches.
   int64_t resolve(const std::string& rev, const std::string& machine = "");
+  // The runs that make up a commit's latest measurement on `machine`: its
+  // latest run, and when that was shard k/n, the latest run of each other
+  // shard of the same scenario on the same machine (shards run on several
+  // runners of one machine type and store separately). A run:N is itself.
+  struct Shards {
+    std::vector<int64_t> runs;    // in shard order
+    std::vector<std::string> missing;  // "2/3": shards not stored
+  };
+  Shards resolve_shards(const std::string& rev, const std::string& machine = "");
   // The machines with runs of the commit `rev` names, in the order of
   // their latest run of it (a run:N: its machine).
   std::vector<Machine> machines(const std::string& rev);

@@ -222,6 +222,29 @@ TEST_P(History_, CompareStaysOnOneMachine) {
   EXPECT_EQ(exit_code("compare " + dir_ + "/x1 " + dir_ + "/x2 --machine " + x), 2);  // folders have no machine flag
 }
 
+// Shards of one suite, run on several runners of one machine type, store
+// separately; a commit's measurement is the latest run of each shard.
+TEST_P(History_, ACommitsShardsMakeItsMeasurement) {
+  for (const char* shard : {"1/2", "2/2"}) {
+    const std::string dir = dir_ + "/s" + std::string(1, shard[0]);
+    write_folder(dir, "aaaa11112222");
+    nlohmann::json meta = nlohmann::json::parse(test::read_file(dir + "/meta.json"));
+    meta["shard"] = shard;
+    std::ofstream(dir + "/meta.json") << meta.dump();
+  }
+  History h(db_);
+  h.append(dir_ + "/s1");  // 1
+  h.append(dir_ + "/s2");  // 2
+  h.append(dir_ + "/s1");  // 3: shard 1 again, the later one counts
+  const History::Shards both = h.resolve_shards("aaaa1111");
+  EXPECT_EQ(both.runs, (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(both.missing.empty());
+  EXPECT_EQ(h.resolve_shards("run:2").runs, (std::vector<int64_t>{2}));
+  std::string log;
+  EXPECT_EQ(exit_code("compare --db " + db_ + " aaaa1111 aaaa1111", &log), 0) << log;
+  EXPECT_NE(log.find("runs 3+2 (aaaa11112222)"), std::string::npos) << log;
+}
+
 // CI's shards land in the history: merge appends the merged folder, or
 // stores one finished folder as it is.
 TEST_P(History_, MergeAppendsTheMergedFolder) {
