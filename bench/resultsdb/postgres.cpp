@@ -1,5 +1,7 @@
 #include "bench/resultsdb/postgres.h"
 
+#include <memory>
+
 #include <libpq-fe.h>
 
 #include "engine/util/error.h"
@@ -24,14 +26,12 @@ std::string trimmed(const char* message) {
   return s;
 }
 
-// Owns one PGresult.
-struct Result {
-  PGresult* r;
-  explicit Result(PGresult* result) : r(result) {}
-  ~Result() { PQclear(r); }
-  Result(const Result&) = delete;
-  Result& operator=(const Result&) = delete;
+// Owns one PGresult: every result libpq hands out must be cleared, the
+// ones only checked for success too.
+struct ClearResult {
+  void operator()(PGresult* r) const { PQclear(r); }
 };
+using Result = std::unique_ptr<PGresult, ClearResult>;
 
 // COPY's text format: backslash escapes for the characters that end a
 // field or a row.
@@ -72,7 +72,7 @@ class PostgresConnection final : public Connection {
   const std::string& name() const override { return name_; }
   const char* dialect() const override { return "postgresql"; }
 
-  void exec(const std::string& sql) override { check(PQexec(conn_, sql.c_str()), sql); }
+  void exec(const std::string& sql) override { check(Result(PQexec(conn_, sql.c_str())), sql); }
 
   Rows query(const std::string& sql, const std::vector<Param>& params) override {
     std::vector<Oid> types;
@@ -93,18 +93,19 @@ class PostgresConnection final : public Connection {
     }
     for (size_t i = 0; i < params.size(); ++i)
       values.push_back(std::holds_alternative<std::nullptr_t>(params[i]) ? nullptr : texts[i].c_str());
-    const Result result(check(PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), types.data(),
-                                           values.data(), nullptr, nullptr, 0),
-                              sql));
+    const Result result = check(Result(PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()),
+                                                    types.data(), values.data(), nullptr, nullptr, 0)),
+                                sql);
     Rows out;
-    const int n_rows = PQntuples(result.r), n_cols = PQnfields(result.r);
+    const int n_rows = PQntuples(result.get()), n_cols = PQnfields(result.get());
     out.rows.resize(static_cast<size_t>(n_rows));
     for (int r = 0; r < n_rows; ++r)
       for (int c = 0; c < n_cols; ++c)
         out.rows[static_cast<size_t>(r)].push_back(
-            PQgetisnull(result.r, r, c) ? std::nullopt
-                                        : std::optional<std::string>(std::string(PQgetvalue(result.r, r, c),
-                                                                                 static_cast<size_t>(PQgetlength(result.r, r, c)))));
+            PQgetisnull(result.get(), r, c)
+                ? std::nullopt
+                : std::optional<std::string>(std::string(PQgetvalue(result.get(), r, c),
+                                                         static_cast<size_t>(PQgetlength(result.get(), r, c)))));
     return out;
   }
 
@@ -115,7 +116,7 @@ class PostgresConnection final : public Connection {
     const std::string sql = "COPY " + table + " (" + names + ") FROM STDIN";
     {
       const Result started(PQexec(conn_, sql.c_str()));
-      if (PQresultStatus(started.r) != PGRES_COPY_IN) fail(sql);
+      if (PQresultStatus(started.get()) != PGRES_COPY_IN) fail(sql);
     }
     std::string chunk;
     const auto flush = [&] {
@@ -132,7 +133,7 @@ class PostgresConnection final : public Connection {
     }
     flush();
     if (PQputCopyEnd(conn_, nullptr) != 1) fail(sql);
-    check(PQgetResult(conn_), sql);
+    check(Result(PQgetResult(conn_)), sql);
     while (PGresult* rest = PQgetResult(conn_)) PQclear(rest);  // the COPY's end
   }
 
@@ -164,11 +165,10 @@ class PostgresConnection final : public Connection {
 
  private:
   // The result when the statement succeeded; else throws with the server's message.
-  PGresult* check(PGresult* result, const std::string& sql) {
-    const ExecStatusType status = PQresultStatus(result);
+  Result check(Result result, const std::string& sql) {
+    const ExecStatusType status = PQresultStatus(result.get());
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-    const std::string message = trimmed(result ? PQresultErrorMessage(result) : PQerrorMessage(conn_));
-    PQclear(result);
+    const std::string message = trimmed(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(conn_));
     throw Error(name_ + ": " + (message.empty() ? trimmed(PQerrorMessage(conn_)) : message) +
                 " (in: " + sql.substr(0, 60) + ")");
   }
