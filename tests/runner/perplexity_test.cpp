@@ -154,23 +154,34 @@ TEST(Perplexity, KvCacheTypeMovesTheFiguresByItsRounding) {
 // Q5_1 0.98x, Q2_K 1.00x, Q3_K_M 0.99x, Q4_K_M 0.99x, Q5_K_M 0.98x, Q6_K
 // 0.95x, IQ4_NL 1.00x, IQ4_XS 1.00x. The prefill once requantized weights
 // with one scale per row and activations with one per token (oneDNN's s8
-// GEMM), which gave Q8_0 1.8x. Every file, 13 s of CPU each.
-TEST(Perplexity, FastPassOnQuantizedFilesStaysNearLlamaCpp) {
+// GEMM), which gave Q8_0 1.8x. One test per file, 13 s of CPU each, so
+// ctest spreads them over the cores.
+class FastPassOnQuantizedFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FastPassOnQuantizedFile, StaysNearLlamaCpp) {
   const OneThread one_thread;
+  const std::string type = GetParam();
   const Engine f32 = Engine::load(wide("f32"));
-  for (const std::string type : {"Q8_0", "Q4_0-pure", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q4_K_M", "Q5_K_S",
-                                 "Q5_K_M", "Q6_K", "Q2_K", "Q3_K_M", "IQ4_NL", "IQ4_XS"}) {
-    const Engine engine = Engine::load(wide(type));
-    require_same_vocabulary(engine, f32);
-    const LlamaCppFigures want = llama_cpp_figures(type);
-    for (const AccuracySummary& s : measure(engine, ForwardKind::Fast, f32)) {
-      ASSERT_TRUE(s.base);
-      EXPECT_NEAR(s.ppl, want.ppl, 0.01 * want.ppl) << type;
-      EXPECT_LE(s.base->kld_mean, 1.1 * want.kld_mean) << type;
-      EXPECT_GT(s.base->same_top_pct, want.same_top_pct - 5) << type;
-    }
+  const Engine engine = Engine::load(wide(type));
+  require_same_vocabulary(engine, f32);
+  const LlamaCppFigures want = llama_cpp_figures(type);
+  for (const AccuracySummary& s : measure(engine, ForwardKind::Fast, f32)) {
+    ASSERT_TRUE(s.base);
+    EXPECT_NEAR(s.ppl, want.ppl, 0.01 * want.ppl);
+    EXPECT_LE(s.base->kld_mean, 1.1 * want.kld_mean);
+    EXPECT_GT(s.base->same_top_pct, want.same_top_pct - 5);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Stories260KWide, FastPassOnQuantizedFile,
+                         ::testing::Values("Q8_0", "Q4_0-pure", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q4_K_M",
+                                           "Q5_K_S", "Q5_K_M", "Q6_K", "Q2_K", "Q3_K_M", "IQ4_NL", "IQ4_XS"),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
 
 // A synthetic model with a trained model's statistics (make-model
 // --statistics trained: two massive residual channels, peaked
