@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_isa.h"
-#include "engine/kernels/q3_k_scales.h"
+#include "engine/kernels/k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -251,6 +251,70 @@ __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   return acc;
 }
 
+// Q4_K and Q5_K: sub-block j of 32 meets activation block j; its quants are
+// the low (j even) or high (j odd) nibbles of qs's 32 bytes j / 2, and
+// Q5_K's fifth bits are bit j of qh's 32 bytes. q in [0, 31] goes into
+// maddubs as it is. w = d sc q - dmin m: each sub-block adds d sc times its
+// integer dot product, and dmin m times the activation's d sum comes off
+// lane 0 once a super-block (vec_dot_q4_K_q8_K, vec_dot_q5_K_q8_K).
+template <typename Block>
+__m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  const Q4KHeader h = read_q4_k_header(block);
+  uint8_t sc[8], m[8];
+  std::memcpy(sc, h.scale, sizeof(sc));
+  std::memcpy(m, h.min, sizeof(m));
+  const float d = f16_scale(block + offsetof(Block, d)), dmin = f16_scale(block + offsetof(Block, dmin));
+  const __m256i low_nibbles = _mm256_set1_epi8(0x0f);
+  float mins = 0.0f;
+  for (unsigned pair = 0; pair < 4; ++pair) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * pair));
+    const __m256i quants[2] = {_mm256_and_si256(bytes, low_nibbles),
+                               _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low_nibbles)};
+    for (unsigned half = 0; half < 2; ++half) {
+      const unsigned j = 2 * pair + half;
+      __m256i q = quants[half];
+      if constexpr (requires { Block::qh; }) {
+        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qh)));
+        const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
+        q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
+                                                _mm256_set1_epi8(0x10)));
+      }
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs));
+      acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_s8(q, xq)),
+                            _mm256_set1_ps(d * static_cast<float>(sc[j]) * x[j].d), acc);
+      mins += static_cast<float>(m[j]) * (x[j].d * static_cast<float>(x[j].sum));
+    }
+  }
+  return _mm256_sub_ps(acc, _mm256_setr_ps(dmin * mins, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f));
+}
+
+// Q6_K: w = d sc (q - 32), sub-blocks of 16, q's low nibble in ql and its
+// high 2 bits in qh placed as Q2_K's quants (low_crumbs). Activation block
+// a's weights have their nibbles in ql's 32 bytes 2 (a / 4) + a % 2, low
+// for a % 4 < 2, high otherwise. q - 32 in [-32, 31] meets x by the sign
+// trick into pairs of int16 (at most 2 * 32 * 127), weighed by the signed
+// scales of sub-blocks 2a and 2a + 1 (vec_dot_q6_K_q8_K).
+__m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
+  int8_t packed[16];
+  std::memcpy(packed, block + offsetof(BlockQ6_K, scales), sizeof(packed));
+  int16_t sc[16];
+  for (size_t j = 0; j < 16; ++j) sc[j] = packed[j];
+  const float d = f16_scale(block + offsetof(BlockQ6_K, d));
+  for (unsigned a = 0; a < 8; ++a) {
+    const __m256i ql = _mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(block + offsetof(BlockQ6_K, ql) + 32 * (2 * (a / 4) + a % 2)));
+    const __m256i low = _mm256_and_si256(_mm256_srl_epi16(ql, _mm_cvtsi32_si128(static_cast<int>(4 * ((a % 4) / 2)))),
+                                         _mm256_set1_epi8(0x0f));
+    const __m256i high = _mm256_slli_epi16(low_crumbs(block + offsetof(BlockQ6_K, qh), a), 4);
+    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
+    const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, per_half(sc, a))), _mm256_set1_ps(d * x[a].d),
+                          acc);
+  }
+  return acc;
+}
+
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
 // not wait on each other. A block meets Block::kElements / 32 activation
 // blocks.
@@ -300,6 +364,9 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q8_0, gemv_quant<BlockQ8_0, q8_0_block>, nullptr, 0},
     {TensorType::Q2_K, gemv_quant<BlockQ2_K, q2_k_block>, nullptr, 0},
     {TensorType::Q3_K, gemv_quant<BlockQ3_K, q3_k_block>, nullptr, 0},
+    {TensorType::Q4_K, gemv_quant<BlockQ4_K, q45_k_block<BlockQ4_K>>, nullptr, 0},
+    {TensorType::Q5_K, gemv_quant<BlockQ5_K, q45_k_block<BlockQ5_K>>, nullptr, 0},
+    {TensorType::Q6_K, gemv_quant<BlockQ6_K, q6_k_block>, nullptr, 0},
     {TensorType::IQ4_NL, gemv_quant<BlockIQ4_NL, iq4_nl_block>, nullptr, 0},
     {TensorType::IQ4_XS, gemv_quant<BlockIQ4_XS, iq4_xs_block>, nullptr, 0},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},

@@ -9,6 +9,7 @@
 
 #include "engine/format/quant_blocks.h"
 #include "engine/kernels/gemv_avx512_grouped.h"
+#include "engine/kernels/k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -218,23 +219,6 @@ struct GroupedQ5_0 : FiveBitLanes, BlockScale {
 
 // Q5_1: five bits, w = d q + m.
 struct GroupedQ5_1 : FiveBitLanes, BlockScaleAndMin {};
-
-// A Q4_K super-block's header as 4 words: d and dmin (f16), then the 12
-// bytes that pack its 8 sub-blocks' 6-bit scales and mins. Unpacked four
-// bytes at a time as ggml's get_scale_min_k4 reads them: scales into
-// scale[0..1], mins into min[0..1], one byte per sub-block.
-struct Q4KHeader {
-  uint32_t d_dmin;
-  uint32_t scale[2];
-  uint32_t min[2];
-};
-Q4KHeader read_q4_k_header(const std::byte* p) {
-  uint32_t u[4];
-  std::memcpy(u, p, sizeof(u));
-  return {u[0],
-          {u[1] & 0x3f3f3f3fu, (u[3] & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4)},
-          {u[2] & 0x3f3f3f3fu, ((u[3] >> 4) & 0x0f0f0f0fu) | (((u[2] >> 6) & 0x03030303u) << 4)}};
-}
 
 // Q4_K and Q5_K: lanes are sub-blocks of 32 (8 a super-block, whose header
 // is d, dmin and the packed scales: 16 bytes), quants unsigned with no

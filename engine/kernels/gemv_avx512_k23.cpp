@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_avx512_grouped.h"
-#include "engine/kernels/q3_k_scales.h"
+#include "engine/kernels/k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -67,7 +67,7 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
   }
 };
 
-// Q3_K: header its 12 bytes of packed 6-bit scales (q3_k_scales.h), then d; q = low 2 bits
+// Q3_K: header its 12 bytes of packed 6-bit scales (k_scales.h), then d; q = low 2 bits
 // + 4 x high bit, unsigned in 0..7 (q - 4 is the weight), the offsets are
 // -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
