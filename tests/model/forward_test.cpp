@@ -17,6 +17,7 @@
 #include "tests/support/logits_error.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/test_name.h"
 #include "tests/support/tiny_model.h"
 
 namespace pdbench {
@@ -84,22 +85,29 @@ float fast_path_bound(TensorType type, bool prefill, const ModelConfig& c) {
   return exact_products ? 1e-5f : 2e-2f;
 }
 
-TEST_F(SyntheticModels, FastMatchesReferenceForEveryWeightType) {
-  // phi3: fused tensors' row views; gemma: its layer kinds
-  for (const char* like : {"llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini", "gemma-2-2b", "gemma-3-1b"})
-    for (const WeightFormat& format : weight_formats()) {
-      const TensorType type = format.type;
-      SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));
-      const Engine engine = Engine::load(write(like, type));
-      const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, kPrompt);
-      const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
-      for (size_t i = 0; i < ref.size(); ++i) {
-        const float err = relative_error(fast[i], ref[i]);
-        EXPECT_LE(err, fast_path_bound(type, i == 0, engine.model().config()))
-            << (i == 0 ? "prefill" : "decode step ") << i;
-      }
+// One test per architecture, so ctest spreads them over the cores.
+class SyntheticArchitecture : public SyntheticModels, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(SyntheticArchitecture, FastMatchesReferenceForEveryWeightType) {
+  const char* like = GetParam();
+  for (const WeightFormat& format : weight_formats()) {
+    const TensorType type = format.type;
+    SCOPED_TRACE(std::string(like) + " " + std::string(traits(type).name));
+    const Engine engine = Engine::load(write(like, type));
+    const auto ref = prefill_and_decode(engine, ForwardKind::Reference, KvType::F32, KvType::F32, kPrompt);
+    const auto fast = prefill_and_decode(engine, ForwardKind::Fast, KvType::F32, KvType::F32, kPrompt);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const float err = relative_error(fast[i], ref[i]);
+      EXPECT_LE(err, fast_path_bound(type, i == 0, engine.model().config()))
+          << (i == 0 ? "prefill" : "decode step ") << i;
     }
+  }
 }
+
+// phi3: fused tensors' row views; gemma: its layer kinds.
+INSTANTIATE_TEST_SUITE_P(Presets, SyntheticArchitecture,
+                         ::testing::Values("llama-3.2-1b", "qwen2.5-0.5b", "phi-3-mini", "gemma-2-2b", "gemma-3-1b"),
+                         test::StringParamName());
 
 // Tokens in flight of the blocks of 32 (Q8_0, Q4_0 to Q5_1, IQ4_NL) and of
 // Q2_K, Q3_K and IQ4_XS, any number of them, go through gemm_rows, which gives each token the bits the one-token

@@ -15,6 +15,7 @@
 #include "engine/util/error.h"
 #include "tests/support/greedy.h"
 #include "tests/support/stories_wide.h"
+#include "tests/support/test_name.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/tiny_model.h"
 
@@ -161,12 +162,7 @@ TEST_P(EveryMix, WritesAFileTheEngineLoadsAndGeneratesFrom) {
     EXPECT_FALSE(test::generate_greedy(engine, kind, "hello", 4).ids.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(QuantMix, EveryMix, ::testing::ValuesIn(quant_mix_names()), [](const auto& param_info) {
-  std::string name = param_info.param;
-  for (char& c : name)
-    if (c == '-') c = '_';
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(QuantMix, EveryMix, ::testing::ValuesIn(quant_mix_names()), test::StringParamName());
 
 }  // namespace
 }  // namespace pdbench

@@ -12,6 +12,7 @@
 #include "engine/util/error.h"
 #include "tests/support/error_of.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/test_name.h"
 #include "tests/support/tiny_model.h"
 #include "engine/model/synthetic_model.h"
 
@@ -176,12 +177,7 @@ TEST_P(FastPassOnQuantizedFile, StaysNearLlamaCpp) {
 INSTANTIATE_TEST_SUITE_P(Stories260KWide, FastPassOnQuantizedFile,
                          ::testing::Values("Q8_0", "Q4_0-pure", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q4_K_M",
                                            "Q5_K_S", "Q5_K_M", "Q6_K", "Q2_K", "Q3_K_M", "IQ4_NL", "IQ4_XS"),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param;
-                           for (char& c : name)
-                             if (c == '-') c = '_';
-                           return name;
-                         });
+                         test::StringParamName());
 
 // A synthetic model with a trained model's statistics (make-model
 // --statistics trained: two massive residual channels, peaked
