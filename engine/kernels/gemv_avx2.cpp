@@ -265,6 +265,9 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   std::memcpy(m, h.min, sizeof(m));
   const float d = f16_scale(block + offsetof(Block, d)), dmin = f16_scale(block + offsetof(Block, dmin));
   const __m256i low_nibbles = _mm256_set1_epi8(0x0f);
+  __m256i qh = _mm256_setzero_si256();
+  if constexpr (requires { Block::qh; })
+    qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qh)));
   float mins = 0.0f;
   for (unsigned pair = 0; pair < 4; ++pair) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * pair));
@@ -274,7 +277,6 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
       const unsigned j = 2 * pair + half;
       __m256i q = quants[half];
       if constexpr (requires { Block::qh; }) {
-        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qh)));
         const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
         q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
                                                 _mm256_set1_epi8(0x10)));

@@ -247,7 +247,8 @@ struct SuperBlockScalesAndMins {
                                          _mm256_setr_epi32(0, 0x30303030, 0, 0x30303030, 0, 0x30303030, 0, 0x30303030));
     // Bytes: per lane scales 0-7 then mins 0-7; gathered into the 16
     // scales of both super-blocks, then their 16 mins.
-    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_or_si256(low, top), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+    const __m256i bytes =
+        _mm256_permutevar8x32_epi32(_mm256_or_si256(low, top), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
     const __m512 scale = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(bytes)));
     const __m512 min = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(bytes, 1)));
     // d dmin of the first super-block in lanes 0-7, of the second in 8-15.
