@@ -46,20 +46,22 @@ void embedding_row(const MatrixView& table, int32_t id, float* out) {
   dequantize_row(table.type, table.row(id), out, static_cast<size_t>(table.cols));
 }
 
-void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
-          RopeStyle style, const float* freq_divisors) {
+void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, const RopeFrequencies& freqs,
+          RopeStyle style) {
   thread_local std::vector<float> cos_sin;
   cos_sin.resize(rope_dim);
-  rope_rotation(pos, rope_dim, theta, cos_sin.data(), freq_divisors);
+  rope_rotation(pos, rope_dim, freqs, cos_sin.data());
   rope_rotate(x, n_heads, head_dim, rope_dim, cos_sin.data(), style);
 }
 
-void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin, const float* freq_divisors) {
-  // Same expression as run.c: freq = 1 / theta^(2i / rope_dim).
+void rope_rotation(int64_t pos, size_t rope_dim, const RopeFrequencies& freqs, float* cos_sin) {
+  // Same expression as run.c: freq = 1 / theta^(2i / rope_dim); ggml scales
+  // the angle after the divisor.
   for (size_t i = 0; i < rope_dim / 2; ++i) {
-    const float freq = 1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
+    const float freq = 1.0f / std::pow(freqs.theta, static_cast<float>(2 * i) / static_cast<float>(rope_dim));
     float angle = static_cast<float>(pos) * freq;
-    if (freq_divisors != nullptr) angle /= freq_divisors[i];
+    if (freqs.divisors != nullptr) angle /= freqs.divisors[i];
+    if (freqs.position_scale != 1.0f) angle *= freqs.position_scale;
     cos_sin[2 * i] = std::cos(angle);
     cos_sin[2 * i + 1] = std::sin(angle);
   }

@@ -28,18 +28,26 @@ enum class RopeStyle {
   Neox,           // rotate (x_i, x_{i+d/2}): GGUF qwen2
 };
 
+// A rotation's frequencies: pair i of rope_dim turns by pos theta^(-2i/rope_dim)
+// times position_scale (linear RoPE scaling: llama.cpp's freq_scale, 1 /
+// rope.scaling.factor), divided by divisors[i] where given (Llama 3's
+// rope_freqs.weight, applied as ggml's rope does with freq_factors).
+struct RopeFrequencies {
+  float theta = 10000.0f;
+  float position_scale = 1.0f;
+  const float* divisors = nullptr;
+};
+
 // Rotates the first rope_dim elements of each of n_heads vectors (head_dim
-// apart) by position pos, frequencies theta^(-2i/rope_dim): rope_rotation,
-// then rope_rotate.
-void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, float theta,
-          RopeStyle style, const float* freq_divisors = nullptr);
+// apart) by position pos: rope_rotation, then rope_rotate.
+void rope(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, int64_t pos, const RopeFrequencies& freqs,
+          RopeStyle style);
 
 // The rotation at position pos: cos_sin[2i] and cos_sin[2i + 1] are the cos
-// and sin of pos theta^(-2i/rope_dim) / freq_divisors[i], i < rope_dim / 2
-// (divisors 1 when null; Llama 3's rope_freqs.weight, applied as ggml's
-// rope does with freq_factors). It depends on the position only, so a
-// forward pass can make it once per token for every layer's queries and keys.
-void rope_rotation(int64_t pos, size_t rope_dim, float theta, float* cos_sin, const float* freq_divisors = nullptr);
+// and sin of pair i's angle, i < rope_dim / 2. It depends on the position
+// only, so a forward pass can make it once per token for every layer's
+// queries and keys.
+void rope_rotation(int64_t pos, size_t rope_dim, const RopeFrequencies& freqs, float* cos_sin);
 void rope_rotate(float* x, size_t n_heads, size_t head_dim, size_t rope_dim, const float* cos_sin,
                  RopeStyle style);
 

@@ -68,6 +68,7 @@ ConfigKeys gguf_config_keys(Architecture arch) {
   k.rope_theta_sliding = p + "rope.freq_base_swa";
   k.attn_softcap = p + "attn_logit_softcapping";
   k.final_softcap = p + "final_logit_softcapping";
+  k.rope_linear_factor = p + "rope.scaling.factor";
   return k;
 }
 
@@ -103,6 +104,9 @@ void validate(const ModelConfig& c, const std::string& path, const ConfigKeys& k
       fail("rope frequency base", key, std::to_string(theta), "a positive number below 1e12");
   };
   check_theta(keys.rope_theta, c.rope_theta);
+  for (float factor : {c.rope_linear_factor, c.rope_linear_factor_sliding})
+    if (!(factor > 0.0f && factor < 1e6f))
+      fail("RoPE scaling factor", keys.rope_linear_factor, std::to_string(factor), "a positive number below 1e6");
   if (c.sliding_window != 0) {
     in_range("sliding window", keys.sliding_window, c.sliding_window, kMaxContext);
     if (c.sliding_period > kMaxLayers)

@@ -62,6 +62,11 @@ struct ModelConfig {
   // largest divisor: the scaling factor its converter put on the longest
   // wavelengths (Llama 3.1: 8, 3.2: 32), from which make-model writes it.
   float llama3_rope_factor = 0;
+  // Linear RoPE scaling (rope.scaling.factor): position p turns as p /
+  // factor would unscaled. Gemma 3 scales only its global layers (llama.cpp
+  // leaves freq_scale_swa at 1), Gemma 2 its sliding ones too. 1: none.
+  float rope_linear_factor = 1;
+  float rope_linear_factor_sliding = 1;
 
   size_t q_dim() const { return n_heads * head_dim; }
   size_t kv_dim() const { return n_kv_heads * head_dim; }
@@ -73,7 +78,12 @@ struct ModelConfig {
   ref::AttentionShape attention_shape(size_t layer) const {
     return {n_heads, n_kv_heads, head_dim, layer_window(layer), attn_softcap};
   }
-  float layer_rope_theta(size_t layer) const { return is_sliding(layer) ? rope_theta_sliding : rope_theta; }
+  // RoPE of the global or the sliding layers; Llama 3's divisors are weights, not config.
+  ref::RopeFrequencies rope_frequencies(bool sliding) const {
+    return sliding ? ref::RopeFrequencies{rope_theta_sliding, 1 / rope_linear_factor_sliding}
+                   : ref::RopeFrequencies{rope_theta, 1 / rope_linear_factor};
+  }
+  ref::RopeFrequencies layer_rope(size_t layer) const { return rope_frequencies(is_sliding(layer)); }
 };
 
 // What an architecture's files imply rather than state: how Q and K are
@@ -103,7 +113,7 @@ void apply_traits(const ArchitectureTraits& traits, ModelConfig& config);
 // n_layers"), so an error names the key to look at.
 struct ConfigKeys {
   std::string dim, n_layers, n_heads, n_kv_heads, head_dim, ffn_dim, vocab, context_length, rope_dim, rope_theta,
-      rms_eps, sliding_window, sliding_period, rope_theta_sliding, attn_softcap, final_softcap;
+      rms_eps, sliding_window, sliding_period, rope_theta_sliding, attn_softcap, final_softcap, rope_linear_factor;
 };
 
 // The GGUF metadata keys of an architecture; the vocabulary size is the

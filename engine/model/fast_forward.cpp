@@ -181,13 +181,13 @@ std::span<const float> FastForward::run(PagedKvCache& cache, std::span<const Seq
   }
   const ModelConfig& c = model_.config();
   const std::span<const float> rope_freqs = model_.weights().rope_freqs;
-  // Global layers' rotations, then sliding layers' (their own RoPE base).
-  const std::array<float, 2> thetas{c.rope_theta, c.rope_theta_sliding};
+  // Global layers' rotations, then sliding layers' (their own RoPE base and scale).
   for (size_t kind = 0; kind < (c.sliding_window != 0 ? 2 : 1); ++kind) {
+    ref::RopeFrequencies freqs = c.rope_frequencies(kind == 1);
+    freqs.divisors = rope_freqs.empty() ? nullptr : rope_freqs.data();
     rotations_[kind].resize(slots.size() * c.rope_dim);
     for (size_t t = 0; t < slots.size(); ++t)
-      ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, thetas[kind],
-                         &rotations_[kind][t * c.rope_dim], rope_freqs.empty() ? nullptr : rope_freqs.data());
+      ref::rope_rotation(static_cast<int64_t>(slots[t].pos), c.rope_dim, freqs, &rotations_[kind][t * c.rope_dim]);
   }
   // Each chunk's last token, or every token.
   std::vector<size_t> rows;

@@ -67,22 +67,22 @@ void refuse_unbound_tensors(const gguf::GgufFile& f, const std::vector<NamedTens
   }
 }
 
-// RoPE scaling that metadata asks for (linear, YaRN, LongRoPE) is not
-// implemented; Llama 3's comes as rope_freqs.weight instead.
-void refuse_rope_scaling(const gguf::GgufFile& f, const std::string& arch) {
+// Linear RoPE scaling from metadata, as llama.cpp reads it: rope.scaling.factor,
+// or the older rope.scale_linear, 0 meaning 1; whatever the type says, only
+// YaRN or LongRoPE change more than the angle's scale, and those are refused.
+// Llama 3's scaling comes as rope_freqs.weight instead.
+void read_rope_scaling(const gguf::GgufFile& f, const std::string& arch, ConfigKeys& k, ModelConfig& c) {
   for (const char* name : {"rope_factors_long.weight", "rope_factors_short.weight"})
     if (f.find_tensor(name) != nullptr)
       fail_file(f.path(), "tensor " + std::string(name) + ": LongRoPE scaling (Phi-3 128k) is not supported");
   const std::string p = arch + ".rope.";
   const std::string type = f.get_string(p + "scaling.type", "none");
   if (type != "none" && type != "linear")
-    fail_file(f.path(), "RoPE scaling type (" + p + "scaling.type) = " + type + " is not supported (only none)");
-  for (const std::string& key : {p + "scaling.factor", p + "scale_linear"}) {
-    const float factor = f.get_float(key, 1.0f);
-    if (factor != 0.0f && factor != 1.0f)  // llama.cpp reads 0 as 1
-      fail_file(f.path(), "RoPE scaling factor (" + key + ") = " + std::to_string(factor) +
-                              " is not supported (only 1: no scaling)");
-  }
+    fail_file(f.path(), "RoPE scaling type (" + p + "scaling.type) = " + type + " is not supported (none, linear)");
+  if (!f.has(k.rope_linear_factor) && f.has(p + "scale_linear"))
+    k.rope_linear_factor = p + "scale_linear";
+  const float factor = f.get_float(k.rope_linear_factor, 1.0f);
+  c.rope_linear_factor = factor == 0.0f ? 1.0f : factor;
 }
 
 // Llama 3's per-pair frequency divisors: finite and positive, their
@@ -138,7 +138,8 @@ void scale_attention_by_width(size_t layers_of_27b, ModelConfig& c) {
 // Gemma 3's sliding layers and final softcap, with llama.cpp's values for
 // absent keys (llama_model_gemma3::load_arch_hparams: no window is no
 // sliding layer; of every 6 layers the last is global; sliding layers'
-// RoPE base 10000), and its attention scale: 1 / sqrt(dim / heads) for the
+// RoPE base 10000, without the linear scaling of the global ones: Gemma 3
+// 4B and up), and its attention scale: 1 / sqrt(dim / heads) for the
 // 27B, told by its 62 layers, 1 / sqrt(head_dim) for the others.
 void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   c.sliding_window = f.get_uint(k.sliding_window, 0);
@@ -152,7 +153,7 @@ void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
 
 // Gemma 2's, by llama_model_gemma2::load_arch_hparams: every other layer
 // slides (pattern 2), with a window of 4096 and the global RoPE base unless
-// the file says; scores softcapped at 50 and logits at 30 unless it says;
+// the file says, and the global linear scaling; scores softcapped at 50 and logits at 30 unless it says;
 // the 27B (46 layers) scales attention by 1 / sqrt(dim / heads). Its head
 // is always the token embedding: llama.cpp reads no output.weight, which
 // is then refused as a tensor the model does not have.
@@ -160,6 +161,7 @@ void read_gemma2(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   c.sliding_window = f.get_uint(k.sliding_window, 4096);
   c.sliding_period = f.get_uint(k.sliding_period, 2);
   c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, c.rope_theta);
+  c.rope_linear_factor_sliding = c.rope_linear_factor;
   c.attn_softcap = f.get_float(k.attn_softcap, 50.0f);
   c.final_softcap = f.get_float(k.final_softcap, 30.0f);
   scale_attention_by_width(46, c);
@@ -170,8 +172,8 @@ ModelConfig read_config(const gguf::GgufFile& f) {
   ModelConfig c;
   const std::string arch = f.get_string("general.architecture");
   apply_traits(architecture_traits(arch, f.path()), c);
-  refuse_rope_scaling(f, arch);
-  const ConfigKeys k = gguf_config_keys(c.arch);
+  ConfigKeys k = gguf_config_keys(c.arch);
+  read_rope_scaling(f, arch, k, c);
   c.dim = f.get_uint(k.dim);
   c.n_layers = f.get_uint(k.n_layers);
   c.ffn_dim = f.get_uint(k.ffn_dim);

@@ -108,16 +108,16 @@ void ReferenceForward::attention_block(const LayerWeights& w, size_t layer, Page
   }
   {  // QK norm (qwen3, gemma3), then RoPE, then Gemma 27B's query scale.
     ScopedOp op(profile, Op::Rope, li);
-    const float* divisors = rope_freqs.empty() ? nullptr : rope_freqs.data();
-    const float theta = c.layer_rope_theta(layer);
+    ref::RopeFrequencies freqs = c.layer_rope(layer);
+    freqs.divisors = rope_freqs.empty() ? nullptr : rope_freqs.data();
     for (size_t t = 0; t < n; ++t) {
       if (c.qk_norm) {
         ref::rmsnorm_heads(&q_[t * c.q_dim()], c.n_heads, c.head_dim, w.q_norm.data(), c.rms_eps);
         ref::rmsnorm_heads(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, w.k_norm.data(), c.rms_eps);
       }
       const auto pos = static_cast<int64_t>(slots[t].pos);
-      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, theta, c.rope_style, divisors);
-      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, theta, c.rope_style, divisors);
+      ref::rope(&q_[t * c.q_dim()], c.n_heads, c.head_dim, c.rope_dim, pos, freqs, c.rope_style);
+      ref::rope(&k_[t * c.kv_dim()], c.n_kv_heads, c.head_dim, c.rope_dim, pos, freqs, c.rope_style);
     }
     for (size_t t = 0; t < n && c.attention_scale != 0; ++t) scale_queries(&q_[t * c.q_dim()], c);
   }

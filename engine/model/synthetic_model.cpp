@@ -21,7 +21,8 @@ namespace {
 // (0: none). Gemma's sliding layers: sliding_window, of every
 // sliding_window_pattern layers the last global, rope_local_base_freq
 // (window 0: none); Gemma 2's logit softcaps, attention and final (0:
-// none). The tiny-* rows are no published model: each
+// none); linear_rope: rope_scaling.factor of a "linear" one, which Gemma 3
+// puts on its global layers (0: none). The tiny-* rows are no published model: each
 // architecture at a size whose logits llama.cpp's can be committed as test
 // fixtures (tests/data/llama.cpp-logits); tiny-gemma3's window of 32 and
 // pattern of 2 put a sliding and a global layer in its 2 and make the
@@ -29,7 +30,8 @@ namespace {
 // softcaps, 0.25 and 300, bend its small scores and its logits near 265
 // (trained statistics' massive channels through the tied head), where
 // Gemma 2's 50 and 30 would leave the scores straight and flatten every
-// logit to 30.
+// logit to 30; tiny-gemma3-linear-rope is tiny-gemma3 with Gemma 3 4B's
+// linear factor of 8 on its global layer.
 struct Preset {
   std::string_view name;
   Architecture arch;
@@ -39,22 +41,25 @@ struct Preset {
   float llama3_rope;
   size_t window, period;
   float rope_theta_sliding, attn_softcap, final_softcap;
+  float linear_rope;
 };
-constexpr std::array<Preset, 13> kPresets{{
-    // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3 window period local theta, softcaps
-    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0, 0, 0, 0, 0, 0},
-    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0, 0, 0, 0, 0, 0},
-    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 0, 8192, 128256, 131072, 5e5f, 1e-5f, true, 32, 0, 0, 0, 0, 0},
-    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8, 0, 0, 0, 0, 0},
-    {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0, 0, 0, 0, 0, 0},
-    {"gemma-2-2b", Architecture::Gemma2, 2304, 26, 8, 4, 256, 9216, 256000, 8192, 1e4f, 1e-6f, true, 0, 4096, 2, 1e4f, 50, 30},
-    {"gemma-3-1b", Architecture::Gemma3, 1152, 26, 4, 1, 256, 6912, 262144, 32768, 1e6f, 1e-6f, true, 0, 512, 6, 1e4f, 0, 0},
-    {"phi-3-mini", Architecture::Phi3, 3072, 32, 32, 32, 0, 8192, 32064, 4096, 1e4f, 1e-5f, false, 0, 0, 0, 0, 0, 0},
-    {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32, 0, 0, 0, 0, 0},
-    {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0, 0, 0, 0, 0, 0},
-    {"tiny-phi3", Architecture::Phi3, 512, 2, 4, 2, 0, 512, 512, 256, 1e4f, 1e-5f, false, 0, 0, 0, 0, 0, 0},
-    {"tiny-gemma2", Architecture::Gemma2, 512, 2, 4, 2, 128, 512, 512, 256, 1e4f, 1e-6f, true, 0, 32, 2, 1e4f, 0.25f, 300},
-    {"tiny-gemma3", Architecture::Gemma3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, true, 0, 32, 2, 1e4f, 0, 0},
+constexpr std::array<Preset, 15> kPresets{{
+    // name           arch                 dim   layers heads kv head ffn    vocab   context theta eps  tied llama3 window period local theta, softcaps, linear
+    {"smollm2-135m", Architecture::Llama, 576, 30, 9, 3, 0, 1536, 49152, 8192, 1e5f, 1e-5f, true, 0, 0, 0, 0, 0, 0, 0},
+    {"qwen2.5-0.5b", Architecture::Qwen2, 896, 24, 14, 2, 0, 4864, 151936, 32768, 1e6f, 1e-6f, true, 0, 0, 0, 0, 0, 0, 0},
+    {"llama-3.2-1b", Architecture::Llama, 2048, 16, 32, 8, 0, 8192, 128256, 131072, 5e5f, 1e-5f, true, 32, 0, 0, 0, 0, 0, 0},
+    {"llama-3.1-8b", Architecture::Llama, 4096, 32, 32, 8, 0, 14336, 128256, 131072, 5e5f, 1e-5f, false, 8, 0, 0, 0, 0, 0, 0},
+    {"qwen3-0.6b", Architecture::Qwen3, 1024, 28, 16, 8, 128, 3072, 151936, 40960, 1e6f, 1e-6f, true, 0, 0, 0, 0, 0, 0, 0},
+    {"gemma-2-2b", Architecture::Gemma2, 2304, 26, 8, 4, 256, 9216, 256000, 8192, 1e4f, 1e-6f, true, 0, 4096, 2, 1e4f, 50, 30, 0},
+    {"gemma-3-1b", Architecture::Gemma3, 1152, 26, 4, 1, 256, 6912, 262144, 32768, 1e6f, 1e-6f, true, 0, 512, 6, 1e4f, 0, 0, 0},
+    {"gemma-3-4b", Architecture::Gemma3, 2560, 34, 8, 4, 256, 10240, 262144, 131072, 1e6f, 1e-6f, true, 0, 1024, 6, 1e4f, 0, 0, 8},
+    {"phi-3-mini", Architecture::Phi3, 3072, 32, 32, 32, 0, 8192, 32064, 4096, 1e4f, 1e-5f, false, 0, 0, 0, 0, 0, 0, 0},
+    {"tiny-llama-3", Architecture::Llama, 512, 2, 4, 2, 128, 512, 512, 256, 5e5f, 1e-5f, false, 32, 0, 0, 0, 0, 0, 0},
+    {"tiny-qwen3", Architecture::Qwen3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, false, 0, 0, 0, 0, 0, 0, 0},
+    {"tiny-phi3", Architecture::Phi3, 512, 2, 4, 2, 0, 512, 512, 256, 1e4f, 1e-5f, false, 0, 0, 0, 0, 0, 0, 0},
+    {"tiny-gemma2", Architecture::Gemma2, 512, 2, 4, 2, 128, 512, 512, 256, 1e4f, 1e-6f, true, 0, 32, 2, 1e4f, 0.25f, 300, 0},
+    {"tiny-gemma3", Architecture::Gemma3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, true, 0, 32, 2, 1e4f, 0, 0, 0},
+    {"tiny-gemma3-linear-rope", Architecture::Gemma3, 512, 2, 4, 2, 128, 512, 512, 256, 1e6f, 1e-6f, true, 0, 32, 2, 1e4f, 0, 0, 8},
 }};
 
 constexpr float kWeightStd = 0.02f;
@@ -192,6 +197,10 @@ void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
     w.set(p + "attention.sliding_window_pattern", gguf::Value::u32(u32(c.sliding_period)));
     w.set(p + "rope.freq_base_swa", gguf::Value::f32(c.rope_theta_sliding));
   }
+  if (c.rope_linear_factor != 1) {
+    w.set(p + "rope.scaling.type", gguf::Value::str("linear"));
+    w.set(p + "rope.scaling.factor", gguf::Value::f32(c.rope_linear_factor));
+  }
   if (c.attn_softcap != 0) w.set(p + "attn_logit_softcapping", gguf::Value::f32(c.attn_softcap));
   if (c.final_softcap != 0) w.set(p + "final_logit_softcapping", gguf::Value::f32(c.final_softcap));
 }
@@ -237,6 +246,10 @@ void check_spec(const SyntheticSpec& spec, const std::string& path) {
                     "when they do not say (llama.cpp's defaults): give them");
   if (c.attention_scale != 0)
     fail_file(path, "synthetic model: an attention scale is implied by a 27B's layer count, not written");
+  const float sliding_factor = c.arch == Architecture::Gemma2 ? c.rope_linear_factor : 1;
+  if (c.rope_linear_factor_sliding != sliding_factor)
+    fail_file(path, "synthetic model: sliding layers' linear RoPE factor is implied (Gemma 2: the global one; "
+                    "others: none), not written");
   if (c.llama3_rope_factor != 0 && (c.arch != Architecture::Llama || !(c.llama3_rope_factor >= 1)))
     fail_file(path, "synthetic model: Llama 3 RoPE scaling needs the llama architecture and a factor of at least 1");
 }
@@ -281,6 +294,8 @@ ModelConfig preset_config(std::string_view like) {
     c.sliding_window = p.window;
     c.sliding_period = p.period;
     if (p.window != 0) c.rope_theta_sliding = p.rope_theta_sliding;
+    if (p.linear_rope != 0) c.rope_linear_factor = p.linear_rope;
+    if (p.arch == Architecture::Gemma2) c.rope_linear_factor_sliding = c.rope_linear_factor;
     c.attn_softcap = p.attn_softcap;
     c.final_softcap = p.final_softcap;
     return c;

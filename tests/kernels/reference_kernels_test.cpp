@@ -86,7 +86,7 @@ TEST(ReferenceRope, PositionZeroIsIdentity) {
   std::vector<float> x(16);
   std::iota(x.begin(), x.end(), 1.0f);
   const auto before = x;
-  ref::rope(x.data(), 2, 8, 8, 0, 10000.0f, ref::RopeStyle::AdjacentPairs);
+  ref::rope(x.data(), 2, 8, 8, 0, {10000.0f}, ref::RopeStyle::AdjacentPairs);
   EXPECT_EQ(x, before);
 }
 
@@ -100,8 +100,8 @@ TEST(ReferenceRope, NeoxEqualsAdjacentPairsOnInterleavedDims) {
     adjacent[2 * i] = neox[i];
     adjacent[2 * i + 1] = neox[i + d / 2];
   }
-  ref::rope(neox.data(), 1, d, d, 5, 10000.0f, ref::RopeStyle::Neox);
-  ref::rope(adjacent.data(), 1, d, d, 5, 10000.0f, ref::RopeStyle::AdjacentPairs);
+  ref::rope(neox.data(), 1, d, d, 5, {10000.0f}, ref::RopeStyle::Neox);
+  ref::rope(adjacent.data(), 1, d, d, 5, {10000.0f}, ref::RopeStyle::AdjacentPairs);
   for (size_t i = 0; i < d / 2; ++i) {
     EXPECT_EQ(adjacent[2 * i], neox[i]);
     EXPECT_EQ(adjacent[2 * i + 1], neox[i + d / 2]);
@@ -110,7 +110,7 @@ TEST(ReferenceRope, NeoxEqualsAdjacentPairsOnInterleavedDims) {
 
 TEST(ReferenceRope, PartialRotaryLeavesTheRestAlone) {
   std::vector<float> x(8, 1.0f);
-  ref::rope(x.data(), 1, 8, 4, 3, 10000.0f, ref::RopeStyle::AdjacentPairs);
+  ref::rope(x.data(), 1, 8, 4, 3, {10000.0f}, ref::RopeStyle::AdjacentPairs);
   for (size_t i = 4; i < 8; ++i) EXPECT_EQ(x[i], 1.0f);
   EXPECT_NE(x[0], 1.0f);
   EXPECT_NEAR(x[0] * x[0] + x[1] * x[1], 2.0f, 1e-6);  // a rotation keeps length
@@ -122,13 +122,21 @@ TEST(ReferenceRope, FrequencyDivisorsSlowEachPairAlone) {
   // pair 1 position 2's.
   std::vector<float> scaled(4), at8(4), at2(4);
   const float divisors[] = {1.0f, 4.0f};
-  ref::rope_rotation(8, 4, 10000.0f, scaled.data(), divisors);
-  ref::rope_rotation(8, 4, 10000.0f, at8.data());
-  ref::rope_rotation(2, 4, 10000.0f, at2.data());
+  ref::rope_rotation(8, 4, {10000.0f, 1.0f, divisors}, scaled.data());
+  ref::rope_rotation(8, 4, {10000.0f}, at8.data());
+  ref::rope_rotation(2, 4, {10000.0f}, at2.data());
   EXPECT_EQ(scaled[0], at8[0]);
   EXPECT_EQ(scaled[1], at8[1]);
   EXPECT_NEAR(scaled[2], at2[2], 1e-7);
   EXPECT_NEAR(scaled[3], at2[3], 1e-7);
+}
+
+// Linear scaling by 4 turns position 8 as position 2 unscaled, every pair.
+TEST(ReferenceRope, PositionScaleSlowsEveryPair) {
+  std::vector<float> scaled(8), at2(8);
+  ref::rope_rotation(8, 8, {10000.0f, 0.25f}, scaled.data());
+  ref::rope_rotation(2, 8, {10000.0f}, at2.data());
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(scaled[i], at2[i], 1e-7) << i;
 }
 
 TEST(ReferenceOps, RmsnormSoftmaxSwiglu) {

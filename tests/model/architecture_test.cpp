@@ -101,15 +101,25 @@ TEST_F(Architectures, UnreadTensorsAreRefusedByName) {
   expect_refused(path, "tensor blk.0.attn_output.bias is not part of the llama model");
 }
 
-TEST_F(Architectures, RopeScalingFromMetadataIsRefused) {
+// YaRN changes more than the angle's scale: refused by its key. Linear
+// scaling is read from rope.scaling.factor, or the older rope.scale_linear,
+// whatever the type says (llama.cpp's freq_scale); 0 is none.
+TEST_F(Architectures, RopeScalingFromMetadata) {
   const std::string base = write("tiny-llama-3", "base");
   expect_refused(rewrite(base, "yarn", {{{"llama.rope.scaling.type", gguf::Value::str("yarn")}}, {}}),
                  "RoPE scaling type (llama.rope.scaling.type) = yarn is not supported");
-  expect_refused(rewrite(base, "linear", {{{"llama.rope.scaling.type", gguf::Value::str("linear")},
-                                           {"llama.rope.scaling.factor", gguf::Value::f32(4.0f)}},
-                                          {}}),
-                 "RoPE scaling factor (llama.rope.scaling.factor) = 4");
-  EXPECT_NO_THROW(Model::load(rewrite(base, "none", {{{"llama.rope.scaling.type", gguf::Value::str("none")}}, {}})));
+  const auto factor_of = [&](const std::string& name, const test::GgufEdits& edits) {
+    return Model::load(rewrite(base, name, edits)).config().layer_rope(0).position_scale;
+  };
+  EXPECT_EQ(factor_of("linear", {{{"llama.rope.scaling.type", gguf::Value::str("linear")},
+                                  {"llama.rope.scaling.factor", gguf::Value::f32(4.0f)}},
+                                 {}}),
+            0.25f);
+  EXPECT_EQ(factor_of("old-key", {{{"llama.rope.scale_linear", gguf::Value::f32(2.0f)}}, {}}), 0.5f);
+  EXPECT_EQ(factor_of("zero", {{{"llama.rope.scaling.factor", gguf::Value::f32(0.0f)}}, {}}), 1.0f);
+  EXPECT_EQ(factor_of("none", {{{"llama.rope.scaling.type", gguf::Value::str("none")}}, {}}), 1.0f);
+  expect_refused(rewrite(base, "negative", {{{"llama.rope.scale_linear", gguf::Value::f32(-2.0f)}}, {}}),
+                 "RoPE scaling factor (llama.rope.scale_linear) = -2");
 }
 
 // Gemma 3's sliding layers as llama.cpp reads them: the file's window,
@@ -120,23 +130,35 @@ TEST_F(Architectures, Gemma3SlidingLayersFollowTheFile) {
   const std::string base = write("tiny-gemma3", "base");
   const ModelConfig c = Model::load(base).config();
   EXPECT_EQ(c.layer_window(0), 32u);
-  EXPECT_EQ(c.layer_rope_theta(0), 1e4f);
+  EXPECT_EQ(c.layer_rope(0).theta, 1e4f);
   EXPECT_EQ(c.layer_window(1), 0u);
-  EXPECT_EQ(c.layer_rope_theta(1), 1e6f);
+  EXPECT_EQ(c.layer_rope(1).theta, 1e6f);
   const ModelConfig none = Model::load(rewrite(base, "no-window", {{{"gemma3.attention.sliding_window", gguf::Value::u32(0)}}, {}})).config();
   EXPECT_FALSE(none.is_sliding(0) || none.is_sliding(1));
-  EXPECT_EQ(none.layer_rope_theta(0), 1e6f);
+  EXPECT_EQ(none.layer_rope(0).theta, 1e6f);
   const ModelConfig every = Model::load(rewrite(base, "pattern-6", {{{"gemma3.attention.sliding_window_pattern", gguf::Value::u32(6)}}, {}})).config();
   EXPECT_TRUE(every.is_sliding(0) && every.is_sliding(1));
 }
 
-// Gemma 3 4B and up scale their global layers' RoPE linearly by 8, which
-// pdbench does not implement: refused by the key that asks for it.
-TEST_F(Architectures, Gemma3LinearRopeScalingIsRefused) {
-  expect_refused(rewrite(write("tiny-gemma3", "base"), "linear", {{{"gemma3.rope.scaling.type", gguf::Value::str("linear")},
-                                                                   {"gemma3.rope.scaling.factor", gguf::Value::f32(8.0f)}},
-                                                                  {}}),
-                 "RoPE scaling factor (gemma3.rope.scaling.factor) = 8");
+// Gemma 3 4B and up scale their global layers' RoPE linearly by 8 and
+// leave the sliding ones alone; Gemma 2's sliding layers take the global
+// scaling too (llama.cpp's freq_scale_swa); without sliding layers every
+// layer is global.
+TEST_F(Architectures, LinearRopeScalingOfGemmaLayers) {
+  const test::GgufEdits linear{{{"gemma3.rope.scaling.type", gguf::Value::str("linear")},
+                                {"gemma3.rope.scaling.factor", gguf::Value::f32(8.0f)}},
+                               {}};
+  const std::string gemma3 = rewrite(write("tiny-gemma3", "base"), "linear", linear);
+  const ModelConfig c = Model::load(gemma3).config();
+  EXPECT_EQ(c.layer_rope(0).position_scale, 1.0f);  // sliding
+  EXPECT_EQ(c.layer_rope(1).position_scale, 0.125f);
+  const ModelConfig global = Model::load(rewrite(gemma3, "no-window", {{{"gemma3.attention.sliding_window", gguf::Value::u32(0)}}, {}})).config();
+  EXPECT_EQ(global.layer_rope(0).position_scale, 0.125f);
+  const ModelConfig gemma2 = Model::load(rewrite(write("tiny-gemma2", "gemma2"), "gemma2-linear",
+                                                 {{{"gemma2.rope.scaling.factor", gguf::Value::f32(8.0f)}}, {}}))
+                                 .config();
+  EXPECT_EQ(gemma2.layer_rope(0).position_scale, 0.125f);
+  EXPECT_EQ(gemma2.layer_rope(1).position_scale, 0.125f);
 }
 
 // llama.cpp's gemma2 always reads its head from the token embedding and

@@ -146,6 +146,13 @@ TEST(LlamaCppLogits, Gemma3WithSlidingWindow) {
                            {{{"gemma3.attention.sliding_window", gguf::Value::u32(4096)}}, {}});
 }
 
+// Gemma 3 4B's linear RoPE scaling by 8 on the global layer (the sliding
+// one unscaled); the stripped copy's factor of 1 scales neither.
+TEST(LlamaCppLogits, Gemma3WithLinearRopeScaling) {
+  expect_matches_llama_cpp("tiny-gemma3-linear-rope", "linear-rope",
+                           {{{"gemma3.rope.scaling.factor", gguf::Value::f32(1.0f)}}, {}});
+}
+
 // Gemma 2: Gemma 3's layers without the QK norm, every other one sliding
 // (window 32 here), attention scores and logits softcapped (at 0.25 and 300
 // here, where they bend: synthetic_model.cpp); each stripped copy's softcap

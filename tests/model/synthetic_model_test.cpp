@@ -58,6 +58,8 @@ void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
   EXPECT_EQ(got.sliding_window, want.sliding_window);
   EXPECT_EQ(got.sliding_period, want.sliding_period);
   EXPECT_EQ(got.rope_theta_sliding, want.rope_theta_sliding);
+  EXPECT_EQ(got.rope_linear_factor, want.rope_linear_factor);
+  EXPECT_EQ(got.rope_linear_factor_sliding, want.rope_linear_factor_sliding);
   EXPECT_EQ(got.attention_scale, want.attention_scale);
   EXPECT_EQ(got.attn_softcap, want.attn_softcap);
   EXPECT_EQ(got.final_softcap, want.final_softcap);
@@ -284,7 +286,16 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
   for (size_t layer = 0; layer < gemma3.n_layers; ++layer) {
     const bool global = layer % 6 == 5;  // llama.cpp's set_swa_pattern(6)
     EXPECT_EQ(gemma3.layer_window(layer), global ? 0u : 512u) << layer;
-    EXPECT_EQ(gemma3.layer_rope_theta(layer), global ? 1e6f : 1e4f) << layer;
+    EXPECT_EQ(gemma3.layer_rope(layer).theta, global ? 1e6f : 1e4f) << layer;
+    EXPECT_EQ(gemma3.layer_rope(layer).position_scale, 1.0f) << layer;
+  }
+  // Gemma 3 4B: the same pattern, window 1024, global layers' positions
+  // scaled linearly by 1 / 8 (rope_scaling linear, factor 8), sliding ones not.
+  const ModelConfig gemma3_4b = preset_config("gemma-3-4b");
+  for (size_t layer = 0; layer < gemma3_4b.n_layers; ++layer) {
+    const bool global = layer % 6 == 5;
+    EXPECT_EQ(gemma3_4b.layer_window(layer), global ? 0u : 1024u) << layer;
+    EXPECT_EQ(gemma3_4b.layer_rope(layer).position_scale, global ? 0.125f : 1.0f) << layer;
   }
 
   // Gemma 2 2B's config.json: every other layer slides (window 4096), one
@@ -300,7 +311,7 @@ TEST(SyntheticPreset, PublishedHyperparameters) {
   EXPECT_EQ(gemma2.final_softcap, 30.0f);
   for (size_t layer = 0; layer < gemma2.n_layers; ++layer) {
     EXPECT_EQ(gemma2.layer_window(layer), layer % 2 == 0 ? 4096u : 0u) << layer;  // set_swa_pattern(2)
-    EXPECT_EQ(gemma2.layer_rope_theta(layer), 1e4f) << layer;
+    EXPECT_EQ(gemma2.layer_rope(layer).theta, 1e4f) << layer;
   }
 
   const ModelConfig llama8b = preset_config("llama-3.1-8b");
