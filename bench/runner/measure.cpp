@@ -43,16 +43,17 @@ RunResult run_batch(const PreparedCase& c, GenerateRequest request) {
 
 // A load case's requests through continuous batching, each from its
 // arrival.
-RunResult run_load(const PreparedCase& c) {
+RunResult run_load(const PreparedCase& c, size_t run_number) {
+  const std::vector<GenerateRequest>& load = c.load_requests(run_number);
   c.batcher->set_prefill_chunk(c.spec.load.prefill_chunk);  // the batcher is shared by cases of one cache shape
   // A stop request abandons the run at the next step, as a single request's at its next token.
-  const BatchRun run = c.batcher->run(c.load_requests, c.load_arrivals, nullptr, [&] {
+  const BatchRun run = c.batcher->run(load, c.load_arrivals, nullptr, [&] {
     if (c.stop != nullptr && c.stop->load() != 0) throw RunInterrupted();
   });
   std::vector<RequestSample> requests;
   for (size_t i = 0; i < run.results.size(); ++i) {
     const GenerationResult& g = run.results[i];
-    requests.push_back({c.load_arrivals[i], g.prompt_ids.size(), c.load_requests[i].max_new_tokens, g.ids.size(),
+    requests.push_back({c.load_arrivals[i], g.prompt_ids.size(), load[i].max_new_tokens, g.ids.size(),
                         g.timings});
   }
   RunResult r = load_result(std::move(requests), run.wall_ms);
@@ -95,7 +96,7 @@ RunResult run_once(const PreparedCase& c, size_t run, const std::function<void()
   request.max_new_tokens = c.spec.output_tokens;
   request.sampling = c.sampling;
   request.ignore_stop = true;
-  if (c.spec.is_load()) return run_load(c);
+  if (c.spec.is_load()) return run_load(c, run);
   if (c.spec.batch > 1) return run_batch(c, std::move(request));
   RunResult r;
   std::vector<std::pair<size_t, double>> forwards;  // (kv length, forward ms) per decode step

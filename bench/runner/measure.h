@@ -23,8 +23,7 @@ namespace pdbench::runner {
 // A case ready to run: its inputs are made once, outside any timing.
 struct PreparedCase {
   Case spec;
-  // The prompt of each run, by run number (RunNumbers); a single one when
-  // every run repeats it (no shared_prefix_tokens).
+  // The prompt of each run, by run number (RunNumbers): all text or all ids.
   std::vector<PromptInput> prompts;
   std::vector<int32_t> context;  // filler run before the prompt, untimed
   SamplingParams sampling;
@@ -42,12 +41,14 @@ struct PreparedCase {
   // abandoned at its next token (RunInterrupted).
   const std::atomic<int>* stop = nullptr;
   size_t decode_delay_us = 0;    // test-only: a busy wait inside each timed decode step (a slowed build)
-  // A load case's requests and their arrival times (ms), the same in every
-  // run: drawn from [load] seed when the case is prepared.
-  std::vector<GenerateRequest> load_requests;
+  // A load case's requests of each run, by run number, and their arrival
+  // times (ms), drawn from [load] seed when the case is prepared: every run
+  // has the same arrivals and lengths, and prompts of its own.
+  std::vector<std::vector<GenerateRequest>> load_runs;
   std::vector<double> load_arrivals;
 
   const PromptInput& prompt(size_t run) const { return prompts[prompts.size() == 1 ? 0 : run]; }
+  const std::vector<GenerateRequest>& load_requests(size_t run) const { return load_runs.at(run); }
 };
 
 // Run numbers of one case, which pick its prompt: warm-up runs first, then

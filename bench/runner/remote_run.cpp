@@ -75,8 +75,9 @@ RunResult run_single(const PreparedCase& c, size_t run) {
 // for its arrival and sends it, so at most `threads` are in flight and a
 // request waits for a free thread as it would for a batch slot. The first
 // failure stops the others.
-RunResult run_load(const PreparedCase& c) {
-  const size_t n = c.load_requests.size();
+RunResult run_load(const PreparedCase& c, size_t run) {
+  const std::vector<GenerateRequest>& requests = c.load_requests(run);
+  const size_t n = requests.size();
   const size_t threads = std::min(c.spec.load.max_concurrency, n);
   c.remote->reserve(threads);
   std::vector<RequestSample> samples(n);
@@ -88,7 +89,7 @@ RunResult run_load(const PreparedCase& c) {
   const auto worker = [&](size_t slot) {
     try {
       for (size_t i = next++; i < n && !abandon; i = next++) {
-        const GenerateRequest& g = c.load_requests[i];
+        const GenerateRequest& g = requests[i];
         const RemoteRequest r{g.prompt_ids, g.max_new_tokens, g.sampling};
         const auto arrival = start + std::chrono::duration_cast<Clock::duration>(
                                          std::chrono::duration<double, std::milli>(c.load_arrivals[i]));
@@ -118,7 +119,7 @@ RunResult run_load(const PreparedCase& c) {
 }  // namespace
 
 RunResult run_remote(const PreparedCase& c, size_t run) {
-  return c.spec.is_load() ? run_load(c) : run_single(c, run);
+  return c.spec.is_load() ? run_load(c, run) : run_single(c, run);
 }
 
 }  // namespace pdbench::runner

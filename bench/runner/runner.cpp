@@ -195,11 +195,12 @@ void load_models(const Scenario& scenario, PreparedRun& run, std::FILE* progress
 void as_token_ids(const Tokenizer& tokenizer, PreparedCase& p) {
   for (PromptInput& prompt : p.prompts)
     if (prompt.is_text()) prompt = {"", tokenizer.encode(prompt.text, true)};
-  for (GenerateRequest& r : p.load_requests)
-    if (r.prompt_ids.empty()) {
-      r.prompt_ids = tokenizer.encode(r.prompt, true);
-      r.prompt.clear();
-    }
+  for (std::vector<GenerateRequest>& requests : p.load_runs)
+    for (GenerateRequest& r : requests)
+      if (r.prompt_ids.empty()) {
+        r.prompt_ids = tokenizer.encode(r.prompt, true);
+        r.prompt.clear();
+      }
 }
 
 // A case checked_cases() let through.
@@ -219,13 +220,13 @@ PreparedCase prepare_case(const Scenario& scenario, const RunOptions& options, c
                  options.decode_delay_us,
                  {},
                  {}};
-  if (c.shared_prefix_tokens == 0) {
-    p.prompts.push_back(m.prompts->prompt(c.prompt_tokens));
-  } else {
-    const RunNumbers numbers{scenario.warmup_max};
-    for (size_t r = 0; r < numbers.count(scenario.repetitions); ++r)
-      p.prompts.push_back(m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, r));
-  }
+  const size_t runs = RunNumbers{scenario.warmup_max}.count(scenario.repetitions);
+  for (size_t r = 0; r < runs; ++r)
+    p.prompts.push_back(c.shared_prefix_tokens == 0
+                            ? m.prompts->prompt(c.prompt_tokens, c.id, r)
+                            : m.prompts->prompt_variant(c.prompt_tokens, c.shared_prefix_tokens, c.id, r));
+  // One kind of input per case: a run given ids would skip the tokenizing the others time.
+  if (!std::ranges::all_of(p.prompts, &PromptInput::is_text)) as_token_ids(m.engine.tokenizer(), p);
   if (run.remote) {
     p.remote = run.remote;
     if (c.is_load()) prepare_load(scenario, *m.prompts, p);

@@ -44,14 +44,32 @@ TEST(PrefixSharing, ScenarioChecksNameFileLineAndKey) {
 TEST(PrefixSharing, VariantsShareTheirPrefixAndDifferAfterIt) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   const PromptMaker maker(default_scenario(), engine.tokenizer(), bundled_corpus());
-  const PromptInput a = maker.prompt_variant(40, 32, 0);
-  const PromptInput b = maker.prompt_variant(40, 32, 1);
+  const PromptInput a = maker.prompt_variant(40, 32, "case", 0);
+  const PromptInput b = maker.prompt_variant(40, 32, "case", 1);
   ASSERT_EQ(a.ids.size(), 40u);
   ASSERT_EQ(b.ids.size(), 40u);
   EXPECT_EQ(a.ids.front(), engine.tokenizer().bos());
   EXPECT_TRUE(std::equal(a.ids.begin(), a.ids.begin() + 32, b.ids.begin()));
   EXPECT_NE(a.ids[32], b.ids[32]);
-  EXPECT_EQ(maker.prompt_variant(40, 32, 0).ids, a.ids);  // the same run number, the same prompt (--resume)
+  EXPECT_EQ(maker.prompt_variant(40, 32, "case", 0).ids, a.ids);  // the same run number, the same prompt (--resume)
+}
+
+// Without a shared prefix each run number of each case has a prompt of its
+// own, from its own window of the corpus: text that encodes to exactly the
+// length asked.
+TEST(PrefixSharing, EachRunNumberHasItsOwnWholePrompt) {
+  const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
+  const PromptMaker maker(default_scenario(), engine.tokenizer(), bundled_corpus());
+  std::vector<std::vector<int32_t>> seen;
+  for (size_t run = 0; run < 4; ++run) {
+    const PromptInput p = maker.prompt(40, run < 2 ? "case-a" : "case-b", run % 2);
+    ASSERT_TRUE(p.is_text()) << run;
+    const std::vector<int32_t> ids = engine.tokenizer().encode(p.text, true);
+    EXPECT_EQ(ids.size(), 40u) << run;
+    for (const auto& other : seen) EXPECT_NE(ids, other) << run;
+    seen.push_back(ids);
+  }
+  EXPECT_EQ(maker.prompt(40, "case-a", 1).text, maker.prompt(40, "case-a", 1).text);  // the same run, the same prompt
 }
 
 // Per case_id: (every prefix_hit_tokens of its samples, its prefill GFLOP summed over runs).

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -179,6 +181,45 @@ TEST(TargetRunRefusals, UsageOtherThanAskedIsAnErrorNamingTheCaseAndBothNumbers)
   const std::string message = test::error_of([&] { run_scenario(s, options, nullptr); });
   EXPECT_NE(message.find("case p8_n2_"), std::string::npos) << message;
   EXPECT_NE(message.find(url + " reported completion_tokens = 1 where max_tokens = 2"), std::string::npos) << message;
+}
+
+// Every run and every request of a load case sends a prompt of its own, so
+// a server's prompt cache (llama-server's, on by default) serves none of
+// them from another: the same length, BOS first, no two alike.
+TEST(TargetRunPrompts, EveryRunAndRequestSendsItsOwnPrompt) {
+  test::FakeServer server;
+  server.list_model("m");
+  std::mutex mutex;
+  std::vector<std::vector<int32_t>> prompts;
+  server.http().Post("/v1/completions", [&](const httplib::Request& req, httplib::Response& res) {
+    const nlohmann::json body = nlohmann::json::parse(req.body);
+    const auto prompt = body["prompt"].get<std::vector<int32_t>>();
+    const int max_tokens = body["max_tokens"].get<int>();
+    {
+      const std::lock_guard lock(mutex);
+      prompts.push_back(prompt);
+    }
+    std::string stream;
+    for (int i = 0; i < max_tokens; ++i) stream += "data: {\"choices\": [{\"text\": \"a\"}]}\n\n";
+    stream += "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": " + std::to_string(prompt.size()) +
+              ", \"completion_tokens\": " + std::to_string(max_tokens) + "}}\n\ndata: [DONE]\n\n";
+    res.set_content(stream, "text/event-stream");
+  });
+  const std::string dir = test::temp_dir("target-prompts");
+  const Scenario s = scenario_at(dir, server.start(),
+                                 "[[sweep]]\nprompt_tokens = 8\noutput_tokens = 2\n"
+                                 "[[sweep]]\nprompt_tokens = 8\noutput_tokens = 2\nrequests = 3\nmax_concurrency = 1\n");
+  RunOptions options;
+  options.out_dir = dir + "/out";
+  EXPECT_TRUE(run_scenario(s, options, nullptr).complete);
+  EXPECT_GE(prompts.size(), 2u + 3u * 2u);  // repetitions, and each load repetition's requests
+  std::set<std::vector<int32_t>> distinct;
+  for (const auto& p : prompts) {
+    EXPECT_EQ(p.size(), 8u);
+    EXPECT_EQ(p.front(), 1);  // stories260K's BOS
+    distinct.insert(p);
+  }
+  EXPECT_EQ(distinct.size(), prompts.size());
 }
 
 // A stop request (Ctrl-C) while a request streams abandons it: the run ends
