@@ -1,5 +1,6 @@
 // Attention over the paged cache at the shapes of SmolLM2-135M (9 query
-// heads, 3 KV heads) and Llama-3.2-1B (32, 8), head_dim 64, per KV type,
+// heads, 3 KV heads) and Llama-3.2-1B (32, 8), head_dim 64, and Gemma 2 2B
+// (8, 4, head_dim 256, scores softcapped at 50), per KV type,
 // with the kernels of selected_isa() (PDBENCH_ISA=scalar to compare).
 //
 // BM_decode_attention/<model>/<type>/depth:D/threads:T: one decode step's
@@ -48,7 +49,9 @@ struct ModelShape {
   size_t n_layers;
 };
 
-constexpr ModelShape kModels[] = {{"smollm2_135m", {9, 3, 64}, 30}, {"llama32_1b", {32, 8, 64}, 16}};
+// Gemma 2 2B: head size 256 and its attention softcap of 50 (a tanh per score).
+constexpr ModelShape kModels[] = {
+    {"smollm2_135m", {9, 3, 64}, 30}, {"llama32_1b", {32, 8, 64}, 16}, {"gemma2_2b", {8, 4, 256, 0, 50.0f}, 26}};
 constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Q8_0};
 
 std::vector<float> random_normal(size_t n, uint32_t seed) {

@@ -128,11 +128,9 @@ class TiledPrefill {
     std::fill_n(b.acc.begin(), rows * hd, 0.0f);
     const prefill_detail::QueryTile tile{b.q.data(), b.pos.data(), b.first.data(), rows,        hd,
                                          shape_.softcap, b.max.data(), b.sum.data(), b.acc.data()};
-    // No AVX-512 tanh: softcapped tiles (Gemma 2) run the scalar tile kernel.
-    const auto attend = shape_.softcap != 0 ? prefill_detail::kScalarPrefillKernels.attend : kernels_.attend;
     for (auto first = static_cast<size_t>(b.first[0]); first < item.end_pos; first += kKvTile) {
       unpack_kv_tile(chunk.seq, item.kv_head, first, std::min(kKvTile, item.end_pos - first), b);
-      attend(tile, b.keys.data(), b.values.data(), first);
+      kernels_.attend(tile, b.keys.data(), b.values.data(), first);
     }
     for (size_t r = 0; r < n_real; ++r) {
       float* out = query_head(chunk.out, out_stride_, item, r);

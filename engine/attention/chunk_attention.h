@@ -44,8 +44,8 @@ struct QueryChunk {
 // For each chunk and each of its queries t: out row t = the attention of q
 // row t over positions [first_visible, first_pos + t] of the chunk's
 // sequence (0 onwards unless shape.window), scores softcapped where
-// shape.softcap (then by the scalar tile kernel on every ISA). q rows are
-// q_stride floats apart, out rows out_stride. Only reads the cache.
+// shape.softcap. q rows are q_stride floats apart, out rows out_stride.
+// Only reads the cache.
 void paged_attention_chunks(std::span<const QueryChunk> chunks, size_t q_stride, size_t out_stride,
                              const PagedKvCache& cache, size_t layer,
                              const ref::AttentionShape& shape,

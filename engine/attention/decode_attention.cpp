@@ -82,8 +82,8 @@ void attention_partial(const float* q, const PagedKvCache& cache, SequenceId seq
         float* w = &part.weights[(h - first_head) * kChunk];
         float chunk_max = dot(&part.query[h * hd], keys, n, hd, scale, w);
         if (shape.softcap != 0) {  // tanh is increasing: the largest score stays the largest
-          ref::softcap(w, n, shape.softcap);
-          ref::softcap(&chunk_max, 1, shape.softcap);
+          kernels.softcap(w, n, shape.softcap);
+          kernels.softcap(&chunk_max, 1, shape.softcap);
         }
         if (chunk_max > part.max[h]) {  // rescale what came before to the new max
           const float f = std::exp(part.max[h] - chunk_max);

@@ -24,6 +24,8 @@ using AddValues = void (*)(const float* w, size_t w_stride, size_t n_heads, cons
                            size_t n_tokens, size_t head_dim, float* acc);
 // x[t] = exp(x[t] - max) for t < n; returns their sum.
 using ExpSum = float (*)(float* x, size_t n, float max);
+// x[t] = cap tanh(x[t] / cap) for t < n (ref::softcap).
+using Softcap = void (*)(float* x, size_t n, float cap);
 // out[i] = (sum over p < n_parts of factor[p] * acc[p][i]) / sum for i <
 // head_dim: one head's partials merged.
 using MergeHead = void (*)(const float* const* acc, const float* factor, size_t n_parts, float sum,
@@ -34,6 +36,7 @@ struct DecodeKernels {
   DotKeys dot[kKvTypeCount];
   AddValues add[kKvTypeCount];  // indexed by the V type
   ExpSum exp_sum;
+  Softcap softcap;
   MergeHead merge_head;
 };
 

@@ -323,6 +323,14 @@ float exp_sum(float* x, size_t n, float max) {
   return _mm512_reduce_add_ps(sum);
 }
 
+void softcap(float* x, size_t n, float cap) {
+  const __m512 vcap = _mm512_set1_ps(cap), inverse = _mm512_set1_ps(1.0f / cap);
+  for (size_t t = 0; t < n; t += 16) {
+    const __mmask16 m = lanes(n, t);
+    _mm512_mask_storeu_ps(x + t, m, avx512_math::softcap(_mm512_maskz_loadu_ps(m, x + t), vcap, inverse));
+  }
+}
+
 void merge_head(const float* const* acc, const float* factor, size_t n_parts, float sum, size_t head_dim,
                 float* out) {
   const __m512 divisor = _mm512_set1_ps(sum);
@@ -342,6 +350,7 @@ const DecodeKernels kAvx512DecodeKernels = {
     {dot<kv_avx512::F32>, dot<kv_avx512::F16>, dot<kv_avx512::BF16>, dot_q8},
     {add<kv_avx512::F32>, add<kv_avx512::F16>, add<kv_avx512::BF16>, add<kv_avx512::Q8>},
     exp_sum,
+    softcap,
     merge_head,
 };
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/attention/decode_kernels.h"
+#include "engine/kernels/reference.h"
 #include "engine/util/half.h"
 
 namespace pdbench::decode_detail {
@@ -111,6 +112,7 @@ const DecodeKernels kScalarDecodeKernels = {
     {add_values<KvType::F32>, add_values<KvType::F16>, add_values<KvType::BF16>,
      add_values<KvType::Q8_0>},
     exp_sum,
+    ref::softcap,
     merge_head,
 };
 

@@ -48,6 +48,11 @@ void attend(const QueryTile& tile, const float* keys, const float* values, size_
       for (size_t c = 0; c < kKvTile; ++c)
         s[c] = _mm512_fmadd_ps(q, _mm512_set1_ps(keys[c * hd + i]), s[c]);
     }
+    if (tile.softcap != 0) {  // Gemma 2
+      const __m512 cap = _mm512_set1_ps(tile.softcap), inverse = _mm512_set1_ps(1.0f / tile.softcap);
+#pragma GCC unroll 16
+      for (__m512& sc : s) sc = avx512_math::softcap(sc, cap, inverse);
+    }
     // Causal and window mask: lane r sees key c when its window's first
     // position <= first + c <= its position.
     const __m512i pos = _mm512_loadu_si512(tile.pos + r);

@@ -87,14 +87,15 @@ void expect_near(const QueryChunk& chunk, size_t out_stride, const std::vector<f
 // and off the 16-position tiles, and blocks of 16 and 7 tokens; unwindowed,
 // and sliding windows shorter than a 16-position K/V tile and across tiles,
 // where a tile's rows start their windows in different K/V tiles; and
-// Gemma 2's softcap (at 2, where it bends these scores) with a window.
+// Gemma 2's softcap (at 2, where it bends these scores) with a window, and
+// at 0.25, where most of them saturate (tanh past its polynomial's clamp).
 TEST(PrefillAttention, MatchesThePerPositionReference) {
   struct Case {
     size_t first_pos, n_queries;
   };
   const Case cases[] = {{0, 2}, {0, 16}, {0, 17}, {0, 45}, {5, 30}, {33, 12}};
   std::vector<ref::AttentionShape> shapes;
-  const std::pair<size_t, float> variants[] = {{0, 0.0f}, {5, 0.0f}, {20, 0.0f}, {20, 2.0f}};
+  const std::pair<size_t, float> variants[] = {{0, 0.0f}, {5, 0.0f}, {20, 0.0f}, {20, 2.0f}, {0, 0.25f}};
   for (const auto& [window, softcap] : variants)
     for (ref::AttentionShape shape : kShapes) {
       shape.window = window;
