@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include <httplib.h>
 
@@ -131,12 +132,17 @@ int HttpServer::bind() {
   return port;
 }
 
-void HttpServer::listen() { http_->listen_after_bind(); }
+void HttpServer::listen() {
+  std::thread http([this] { http_->listen_after_bind(); });
+  loop_.run();
+  http.join();
+}
 
 void HttpServer::shutdown() {
   loop_.drain();
   streams_.wait_closed();
   http_->stop();
+  loop_.stop();
 }
 
 namespace {

@@ -34,7 +34,9 @@ class HttpServer {
 
   // Binds the socket; returns the port. Error when it cannot.
   int bind();
-  // Serves until shutdown() (call bind() first).
+  // Serves until shutdown() (call bind() first): HTTP on a thread of its
+  // own, the engine's loop on the calling thread (ServingLoop::run says
+  // why: call it from the thread that loaded the engine).
   void listen();
   // Refuses new requests (503), lets every queued and running one finish
   // and every stream write its last event, then stops listen().

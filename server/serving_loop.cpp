@@ -58,16 +58,14 @@ ServingLoop::ServingLoop(const Engine& engine, const GeneratorOptions& generator
       options_(options),
       metrics_(metrics),
       scheduler_(engine, generator, options.max_batch),
-      context_(scheduler_.context()),
-      thread_([this] { run(); }) {}
+      context_(scheduler_.context()) {}
 
-ServingLoop::~ServingLoop() {
+void ServingLoop::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   work_.notify_all();
-  thread_.join();
 }
 
 std::shared_ptr<Job> ServingLoop::submit(std::vector<int32_t> prompt, const GenerateRequest& request) {

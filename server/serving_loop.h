@@ -1,6 +1,6 @@
 #pragma once
-// The engine's thread in `pdbench serve`: requests come from the HTTP
-// threads (submit), join one BatchScheduler in arrival order as batch
+// The engine's loop in `pdbench serve` (run() on the main thread): requests
+// come from the HTTP threads (submit), join one BatchScheduler in arrival order as batch
 // slots and cache room allow, and each request's tokens go back to its
 // handler as they are sampled (Job::next). A handler whose client went
 // away cancels its job; the loop frees its blocks before its next step.
@@ -14,7 +14,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -73,9 +72,16 @@ class ServingLoop {
  public:
   ServingLoop(const Engine& engine, const GeneratorOptions& generator, const LoopOptions& options,
               ServerMetrics& metrics);
-  ~ServingLoop();  // ends the thread; jobs still queued or running end with an error
   ServingLoop(const ServingLoop&) = delete;
   ServingLoop& operator=(const ServingLoop&) = delete;
+
+  // Runs the steps on the calling thread until stop(); jobs still queued or
+  // running then end with an error. Call it from the thread that ran the
+  // process's other OpenMP regions (the model load): a second thread's team
+  // doubles the threads libgomp manages, and past one per CPU its barriers
+  // stop spinning and sleep, which made a 2-core decode step 4x slower.
+  void run();
+  void stop();
 
   // Queues a request. ApiError: 400 when it could never fit a sequence's
   // context, 503 when the queue is full or the server is draining.
@@ -95,7 +101,6 @@ class ServingLoop {
     size_t prefill_tokens;
     std::array<OpStats, kOpCount> ops;
   };
-  void run();
   // Under the lock: ends cancelled jobs, admits queued ones that fit.
   void schedule();
   void deliver(const BatchStep& step, const OpProfile& ops, double step_ms);
@@ -104,7 +109,7 @@ class ServingLoop {
   const Engine& engine_;
   LoopOptions options_;
   ServerMetrics& metrics_;
-  BatchScheduler scheduler_;  // the loop thread's alone
+  BatchScheduler scheduler_;  // run()'s thread's alone
   size_t context_;
   mutable std::mutex mutex_;
   std::condition_variable work_;  // a job queued or cancelled, or stopping
@@ -116,7 +121,6 @@ class ServingLoop {
   bool draining_ = false;
   bool stopping_ = false;
   std::deque<StepRecord> recent_;
-  std::thread thread_;
 };
 
 }  // namespace pdbench::server

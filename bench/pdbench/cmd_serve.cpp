@@ -43,12 +43,14 @@ void run(ServeArgs args) {
   const int port = http.bind();
   std::fprintf(stderr, "serve: %s on http://%s:%d (%zu slots)\n", args.server.model_name.c_str(),
                args.server.host.c_str(), port, args.server.loop.max_batch);
-  std::thread listener([&] { http.listen(); });
-  int signal = 0;
-  sigwait(&stop, &signal);
-  std::fprintf(stderr, "serve: %s: draining the requests in flight\n", signal_name(signal));
-  http.shutdown();
-  listener.join();
+  std::thread on_signal([&] {
+    int signal = 0;
+    sigwait(&stop, &signal);
+    std::fprintf(stderr, "serve: %s: draining the requests in flight\n", signal_name(signal));
+    http.shutdown();
+  });
+  http.listen();  // the engine's loop here, where the engine was loaded (ServingLoop::run)
+  on_signal.join();
   std::fprintf(stderr, "serve: stopped\n");
 }
 
