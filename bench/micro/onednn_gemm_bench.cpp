@@ -1,6 +1,6 @@
 // Prefill GEMMs (OnednnGemm) at the shapes of SmolLM2-135M and Llama-3.2-1B,
-// for each compute precision (f32: F32/F16/BF16 files; bf16: F16/BF16 files
-// short of memory; s8: Q8_0/Q4_0 files), with weights stored in that
+// for each compute precision (f32: F32/F16/BF16 files; bf16: BF16 files where
+// it is the faster, 16-bit ones short of memory; s8: the int8 roof), with weights stored in that
 // precision, at M = 512 (a prompt) and M = 8 (a batch of 8 decoding
 // sequences). Counters: FLOP/s (2 M N K), the compute roofline prefill is
 // judged against, and weight_bytes/s, the packed weights read once per call,

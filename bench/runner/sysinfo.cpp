@@ -20,6 +20,7 @@
 #include "bench/runner/gemm_peak.h"
 #include "bench/runner/machine_load.h"
 #include "bench/runner/models.h"
+#include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/profile/op_profile.h"
@@ -237,6 +238,8 @@ nlohmann::json system_facts() {
   // lower. The key keeps its first name so older results still compare.
   f["onednn"] = onednn_version() + " " + onednn_cpu_isa();
   f["gemv_isa"] = std::string(isa_name(selected_isa()));
+  const FloatGemmChoice bf16_files = float_gemm_choice();
+  f["bf16_weights_gemm"] = std::string(gemm_precision_name(bf16_files.precision)) + " (" + bf16_files.source + ")";
   return f;
 }
 

@@ -54,15 +54,16 @@ GemmPrecision parse_gemm_precision(std::string_view name) {
   throw Error("unknown GEMM precision '" + std::string(name) + "' (expected one of " + choices + ")");
 }
 
-GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats) {
-  bool int8 = false, narrowable = false;
+GemmPrecision gemm_precision(std::span<const MatrixView> stacked, NarrowFloats narrow) {
+  bool int8 = false, halves = false, narrowed = true;
   for (const MatrixView& w : stacked) {
-    const GemmPrecision own = weight_format(w.type).gemm;
-    int8 = int8 || own == GemmPrecision::Int8;
-    narrowable = narrowable || own == GemmPrecision::BF16;
+    if (weight_format(w.type).gemm == GemmPrecision::Int8) int8 = true;
+    if (weight_format(w.type).gemm != GemmPrecision::BF16) continue;
+    halves = true;
+    narrowed = narrowed && (w.type == TensorType::BF16 ? narrow.bf16 : narrow.f16);
   }
   if (int8) return GemmPrecision::Int8;
-  return narrow_floats && narrowable ? GemmPrecision::BF16 : GemmPrecision::F32;
+  return halves && narrowed ? GemmPrecision::BF16 : GemmPrecision::F32;
 }
 
 size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision) {

@@ -11,12 +11,11 @@
 //
 // Compute type (GemmPrecision): float matrices (F32, F16, BF16) run an f32
 // GEMM on a copy widened to f32, which is exact, so their prefill stays
-// within rounding of the reference. oneDNN 2.6.3 on 2 threads, M=512,
-// Llama-3.2-1B gate/up (16384 x 2048), bench/micro BM_onednn_gemm: f32 286
-// GFLOP/s, bf16 160 GFLOP/s on an Intel Xeon with AVX512-BF16 (no AMX),
-// whose f32 FMA peak is twice its bf16 GEMM's. So the 16-bit formats pay
-// twice their size in memory for a 1.8x faster prefill; a caller short of
-// memory asks for BF16 instead (`narrow_floats`). Int8, an s8 x s8 GEMM on
+// within rounding of the reference. BF16 matrices run a bf16 GEMM instead
+// where this CPU runs it faster (float_gemm_choice.h: 1.8x slower on an
+// Intel Xeon, 2x faster on an AMD EPYC Zen 5), and every 16-bit float where
+// the f32 copies, twice the file's size, do not fit in memory
+// (`NarrowFloats`). Int8, an s8 x s8 GEMM on
 // a copy requantized with one scale per output row and activations with one
 // per token, is the int8 compute roof sysinfo measures (gemm_peak.h); the
 // forward pass does not run it, since those scales lose a quantized file's
@@ -50,10 +49,16 @@ std::string_view gemm_precision_name(GemmPrecision precision);
 // Error listing them.
 GemmPrecision parse_gemm_precision(std::string_view name);
 
+// Which 16-bit float formats run their GEMM in bf16 rather than widened to f32.
+struct NarrowFloats {
+  bool f16 = false;
+  bool bf16 = false;
+};
+
 // The precision for stacked matrices of these types (see above): Int8 if any
-// format's GEMM is (WeightFormat::gemm), else F32, or BF16 when
-// `narrow_floats` and any is a 16-bit float.
-GemmPrecision gemm_precision(std::span<const MatrixView> stacked, bool narrow_floats = false);
+// format's GEMM is (WeightFormat::gemm); BF16 if some are 16-bit floats and
+// `narrow` takes each of those to bf16; else F32.
+GemmPrecision gemm_precision(std::span<const MatrixView> stacked, NarrowFloats narrow = {});
 // Bytes of the packed copy of an n x k matrix in this precision.
 size_t gemm_weight_bytes(size_t n, size_t k, GemmPrecision precision);
 

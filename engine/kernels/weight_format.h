@@ -68,8 +68,8 @@ struct WeightFormat {
   // Its prefill's compute type when memory is short: Int8 for the formats
   // with integer dot products on their own blocks (Q8_0, Q4_0 to Q5_1, Q2_K
   // to Q6_K, IQ4_NL, IQ4_XS: gemm_rows),
-  // BF16 for the 16-bit floats, which run F32 while memory allows
-  // (float_gemm_precision), F32 for F32.
+  // BF16 for the 16-bit floats, which run F32 unless memory is short or, for
+  // BF16, this CPU's bf16 GEMM is the faster (narrow_floats), F32 for F32.
   GemmPrecision gemm;
 };
 

@@ -9,6 +9,7 @@
 #include "engine/attention/attention_shape.h"
 #include "engine/attention/chunk_attention.h"
 #include "engine/kernels/activation.h"
+#include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/reference.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
@@ -81,27 +82,29 @@ class PhaseClock {
 
 }  // namespace
 
-GemmPrecision float_gemm_precision(const ModelWeights& weights) {
+NarrowFloats narrow_floats(const ModelWeights& weights) {
   size_t widened = 0;
+  bool bf16 = false;
   auto add = [&](const MatrixView& w) {
-    if (weight_format(w.type).gemm == GemmPrecision::BF16)
-      widened += gemm_weight_bytes(static_cast<size_t>(w.rows), static_cast<size_t>(w.cols), GemmPrecision::F32);
+    if (weight_format(w.type).gemm != GemmPrecision::BF16) return;
+    widened += gemm_weight_bytes(static_cast<size_t>(w.rows), static_cast<size_t>(w.cols), GemmPrecision::F32);
+    bf16 = bf16 || w.type == TensorType::BF16;
   };
   for (const LayerWeights& l : weights.layers)
     for (const MatrixView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*w);
   add(weights.output);
-  return memory_fits(2 * widened) ? GemmPrecision::F32 : GemmPrecision::BF16;
+  if (!memory_fits(2 * widened)) return {.f16 = true, .bf16 = true};
+  return {.f16 = false, .bf16 = bf16 && float_gemm_choice().precision == GemmPrecision::BF16};
 }
 
 GemmPrecision prefill_precision(const Model& model) {
   const LayerWeights& layer = model.weights().layers.front();
-  for (const MatrixView* w : {&layer.wq, &layer.wk, &layer.wv})
-    if (weight_format(w->type).activation != ActivationType::F32) return GemmPrecision::Int8;
-  return float_gemm_precision(model.weights());
+  const MatrixView qkv[] = {layer.wq, layer.wk, layer.wv};
+  return gemm_precision(qkv, narrow_floats(model.weights()));
 }
 
 FastForward::FastForward(const Model& model)
-    : model_(model), narrow_floats_(float_gemm_precision(model.weights()) == GemmPrecision::BF16) {
+    : model_(model), narrow_floats_(narrow_floats(model.weights())) {
   const ModelWeights& w = model.weights();
   layers_.reserve(w.layers.size());
   for (const LayerWeights& l : w.layers)

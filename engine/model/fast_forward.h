@@ -28,15 +28,17 @@
 
 namespace pdbench {
 
-// Prefill GEMM precision for the model's F16/BF16 matrices: F32, exact and
-// 1.8x faster here (onednn_gemm.h), when the widened copies (twice the
-// file's size) leave as much memory again for the KV cache, activations
-// and the file's pages; BF16 otherwise.
-GemmPrecision float_gemm_precision(const ModelWeights& weights);
+// Which of the model's 16-bit float matrices prefill in bf16 (onednn_gemm.h):
+// all of them when their f32 copies (twice the file's size) would not leave
+// as much memory again for the KV cache, activations and the file's pages;
+// else BF16 ones where this CPU's bf16 GEMM is the faster
+// (float_gemm_choice()), F16 ones never, since bf16 would round their weights.
+NarrowFloats narrow_floats(const ModelWeights& weights);
 
 // The compute type of the fast pass's prefill matrix products on this
-// model, as the pass picks it: Int8 when the layers' Q/K/V are quantized
-// (gemm_rows), else float_gemm_precision's. What results files record.
+// model, as the pass picks it for the layers' Q/K/V: Int8 when they are
+// quantized (gemm_rows), else F32 or BF16 (narrow_floats). What results
+// files record.
 GemmPrecision prefill_precision(const Model& model);
 
 // Matrices of one column count stacked into one row space (Q/K/V fused,
@@ -70,7 +72,7 @@ class FastForward : public Forward {
   void size_activations(size_t tokens, size_t logit_rows);
 
   const Model& model_;
-  const bool narrow_floats_;  // F16/BF16 prefill GEMMs in bf16 (float_gemm_precision)
+  const NarrowFloats narrow_floats_;  // 16-bit float prefill GEMMs in bf16 (narrow_floats)
   std::vector<LayerProjections> layers_;  // packed at construction: load time, not TTFT
   Projection lm_head_;
   // Activations, one row per token in flight.

@@ -37,26 +37,33 @@ Stored random_matrix(TensorType type, int64_t rows, int64_t cols, uint32_t seed)
 // Error bounds against ref::matmul on the same stored weights, per output,
 // relative to sum_k |w||x| (the scale of the rounding): f32 reorders sums
 // (a few ulp x sqrt(K)), also on F16/BF16 weights widened exactly; bf16
-// (F16/BF16 weights when the caller narrows them) rounds x and the weights to 8 mantissa bits
+// (16-bit floats the caller narrows) rounds x and the weights to 8 mantissa bits
 // (2^-9 each, 2^-8 together); s8 rounds weights to max_row/127 and x to
 // max_token/127 steps, half a step each: under 1% of sum |w||x| for these
 // normal rows.
 TEST(OnednnGemm, MatchesTheReferenceMatmulPerPrecision) {
+  constexpr NarrowFloats kWide{}, kBoth{.f16 = true, .bf16 = true}, kOnlyBf16{.f16 = false, .bf16 = true};
   const struct {
     TensorType type;
-    bool narrow_floats;
+    NarrowFloats narrow;
     GemmPrecision precision;
     double bound;
-  } cases[] = {{TensorType::F32, false, GemmPrecision::F32, 1e-5},  {TensorType::F32, true, GemmPrecision::F32, 1e-5},
-               {TensorType::BF16, false, GemmPrecision::F32, 1e-5}, {TensorType::F16, false, GemmPrecision::F32, 1e-5},
-               {TensorType::BF16, true, GemmPrecision::BF16, 8e-3}, {TensorType::F16, true, GemmPrecision::BF16, 8e-3},
-               {TensorType::Q8_0, false, GemmPrecision::Int8, 2e-2}, {TensorType::Q4_0, true, GemmPrecision::Int8, 2e-2}};
+  } cases[] = {{TensorType::F32, kWide, GemmPrecision::F32, 1e-5},
+               {TensorType::F32, kBoth, GemmPrecision::F32, 1e-5},
+               {TensorType::BF16, kWide, GemmPrecision::F32, 1e-5},
+               {TensorType::F16, kWide, GemmPrecision::F32, 1e-5},
+               {TensorType::F16, kOnlyBf16, GemmPrecision::F32, 1e-5},
+               {TensorType::BF16, kOnlyBf16, GemmPrecision::BF16, 8e-3},
+               {TensorType::F16, kBoth, GemmPrecision::BF16, 8e-3},
+               {TensorType::Q8_0, kWide, GemmPrecision::Int8, 2e-2},
+               {TensorType::Q4_0, kBoth, GemmPrecision::Int8, 2e-2}};
   for (const auto& c : cases)
     for (const auto& [m, k, n] : {std::tuple{1, 64, 48}, std::tuple{7, 128, 96}, std::tuple{33, 256, 160}}) {
-      SCOPED_TRACE(std::string(traits(c.type).name) + (c.narrow_floats ? " narrowed" : "") + " m=" + std::to_string(m));
+      SCOPED_TRACE(std::string(traits(c.type).name) + (c.narrow.f16 ? " f16 narrowed" : "") +
+                   (c.narrow.bf16 ? " bf16 narrowed" : "") + " m=" + std::to_string(m));
       const Stored w = random_matrix(c.type, n, k, 11);
       const MatrixView view = w.view();
-      EXPECT_EQ(gemm_precision(std::span(&view, 1), c.narrow_floats), c.precision);
+      EXPECT_EQ(gemm_precision(std::span(&view, 1), c.narrow), c.precision);
       OnednnGemm gemm(std::span(&view, 1), c.precision);
       EXPECT_EQ(gemm.precision(), c.precision);
       std::mt19937 gen(5);
