@@ -66,7 +66,13 @@ void grouped_span(const std::byte* row, size_t n_lanes, size_t g_begin, size_t g
     const Scales w = Format::scales(row, g, lanes);
     __m512i dot[M];
 #pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_load_si512(xs[m].offsets + g);
+    for (size_t m = 0; m < M; ++m) {
+      // Unshifted formats' offsets are zero: a load saved per activation and group.
+      if constexpr (Format::kShift == 0)
+        dot[m] = _mm512_setzero_si512();
+      else
+        dot[m] = _mm512_load_si512(xs[m].offsets + g);
+    }
     // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
     Format::template add_group<M>(group, count, lanes, xs, g, dot);
 #pragma GCC unroll 8
