@@ -39,6 +39,7 @@ struct Value {
   static Value strings(std::vector<std::string> v);
   static Value f32s(const std::vector<float>& v);
   static Value i32s(const std::vector<int32_t>& v);
+  static Value bools(const std::vector<bool>& v);
 
   bool operator==(const Value&) const = default;
 };
@@ -81,6 +82,7 @@ class GgufFile {
   std::vector<std::string> get_string_array(std::string_view key) const;
   std::vector<float> get_float_array(std::string_view key) const;
   std::vector<int32_t> get_int_array(std::string_view key) const;
+  std::vector<bool> get_bool_array(std::string_view key) const;
 
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo* find_tensor(std::string_view name) const;

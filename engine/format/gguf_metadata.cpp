@@ -80,6 +80,7 @@ class KeyReader {
 };
 
 bool is_string(ValueType t) { return t == ValueType::STRING; }
+bool is_bool(ValueType t) { return t == ValueType::BOOL; }
 
 // Integer array elements are held as uint64_t or int64_t.
 std::optional<int32_t> as_int32(const Value::Scalar& s) {
@@ -164,6 +165,14 @@ std::vector<int32_t> GgufFile::get_int_array(std::string_view key) const {
     if (!v) k.fail("element " + std::to_string(i) + " = " + integer_string(array[i]) + " does not fit an int32");
     out.push_back(*v);
   }
+  return out;
+}
+
+std::vector<bool> GgufFile::get_bool_array(std::string_view key) const {
+  const auto& array = KeyReader(*this, key).array_of(is_bool, "bools");
+  std::vector<bool> out;
+  out.reserve(array.size());
+  for (const auto& b : array) out.push_back(std::get<bool>(b));
   return out;
 }
 

@@ -45,4 +45,11 @@ Value Value::i32s(const std::vector<int32_t>& v) {
   return out;
 }
 
+Value Value::bools(const std::vector<bool>& v) {
+  Value out{ValueType::ARRAY, uint64_t{0}, ValueType::BOOL, {}};
+  out.array.reserve(v.size());
+  for (bool b : v) out.array.emplace_back(b);
+  return out;
+}
+
 }  // namespace pdbench::gguf

@@ -112,6 +112,9 @@ void validate(const ModelConfig& c, const std::string& path, const ConfigKeys& k
     if (c.sliding_period > kMaxLayers)
       fail("sliding window pattern", keys.sliding_period, std::to_string(c.sliding_period),
            "0 to " + std::to_string(kMaxLayers));
+    if (!c.sliding_layers.empty() && c.sliding_layers.size() != c.n_layers)
+      fail("sliding window pattern", keys.sliding_period, std::to_string(c.sliding_layers.size()) + " flags",
+           "one flag per layer (" + std::to_string(c.n_layers) + ")");
     check_theta(keys.rope_theta_sliding, c.rope_theta_sliding);
   }
   const auto check_softcap = [&](const std::string& what, const std::string& key, float cap) {

@@ -2,6 +2,7 @@
 // Hyperparameters of a llama-family decoder, whatever file they came from.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "engine/attention/attention_shape.h"
 #include "engine/kernels/reference.h"
@@ -43,10 +44,13 @@ struct ModelConfig {
   // Sliding-window attention: a sliding layer's query at position p sees
   // the keys at p0 with p - p0 < sliding_window (llama.cpp's is_masked_swa).
   // 0: no sliding layers. Of every sliding_period layers the last is global
-  // (llama.cpp's set_swa_pattern; 0: every layer slides). Sliding layers
-  // rotate with rope_theta_sliding, global ones with rope_theta.
+  // (llama.cpp's set_swa_pattern; 0: every layer slides), unless the file
+  // names each layer's kind (sliding_layers, one flag per layer, true:
+  // sliding). Sliding layers rotate with rope_theta_sliding, global ones
+  // with rope_theta.
   size_t sliding_window = 0;
   size_t sliding_period = 0;
+  std::vector<bool> sliding_layers;
   float rope_theta_sliding = 10000.0f;
   // The scores' factor where it is not 1 / sqrt(head_dim) (Gemma 27B: 1 /
   // sqrt(dim / n_heads)); 0: 1 / sqrt(head_dim).
@@ -71,7 +75,9 @@ struct ModelConfig {
   size_t q_dim() const { return n_heads * head_dim; }
   size_t kv_dim() const { return n_kv_heads * head_dim; }
   bool is_sliding(size_t layer) const {
-    return sliding_window != 0 && (sliding_period == 0 || layer % sliding_period < sliding_period - 1);
+    if (sliding_window == 0) return false;
+    if (!sliding_layers.empty()) return sliding_layers[layer];
+    return sliding_period == 0 || layer % sliding_period < sliding_period - 1;
   }
   // The keys a query of the layer sees back from its own position (0: all).
   size_t layer_window(size_t layer) const { return is_sliding(layer) ? sliding_window : 0; }

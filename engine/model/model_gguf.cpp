@@ -135,6 +135,19 @@ void scale_attention_by_width(size_t layers_of_27b, ModelConfig& c) {
     c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.dim / c.n_heads));
 }
 
+// Which layers slide: every layer's flag where the file has an array (as
+// llama.cpp's converters write it for Gemma 3n and 4), else of every
+// `period` layers the last is global. llama.cpp's gemma2 and gemma3 loaders
+// would ignore such an array and keep their default period; pdbench runs
+// the layers the file names rather than others.
+void read_sliding_pattern(const gguf::GgufFile& f, const ConfigKeys& k, size_t default_period, ModelConfig& c) {
+  const gguf::Value* pattern = f.find(k.sliding_period);
+  if (pattern != nullptr && pattern->type == gguf::ValueType::ARRAY)
+    c.sliding_layers = f.get_bool_array(k.sliding_period);
+  else
+    c.sliding_period = f.get_uint(k.sliding_period, default_period);
+}
+
 // Gemma 3's sliding layers and final softcap, with llama.cpp's values for
 // absent keys (llama_model_gemma3::load_arch_hparams: no window is no
 // sliding layer; of every 6 layers the last is global; sliding layers'
@@ -144,7 +157,7 @@ void scale_attention_by_width(size_t layers_of_27b, ModelConfig& c) {
 void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   c.sliding_window = f.get_uint(k.sliding_window, 0);
   if (c.sliding_window != 0) {
-    c.sliding_period = f.get_uint(k.sliding_period, 6);
+    read_sliding_pattern(f, k, 6, c);
     c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, 10000.0f);
   }
   c.final_softcap = f.get_float(k.final_softcap, 0.0f);
@@ -159,7 +172,7 @@ void read_gemma3(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
 // is then refused as a tensor the model does not have.
 void read_gemma2(const gguf::GgufFile& f, const ConfigKeys& k, ModelConfig& c) {
   c.sliding_window = f.get_uint(k.sliding_window, 4096);
-  c.sliding_period = f.get_uint(k.sliding_period, 2);
+  read_sliding_pattern(f, k, 2, c);
   c.rope_theta_sliding = f.get_float(k.rope_theta_sliding, c.rope_theta);
   c.rope_linear_factor_sliding = c.rope_linear_factor;
   c.attn_softcap = f.get_float(k.attn_softcap, 50.0f);

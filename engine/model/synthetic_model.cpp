@@ -194,7 +194,8 @@ void set_hyperparameters(gguf::GgufWriter& w, const ModelConfig& c) {
   w.set(p + "attention.layer_norm_rms_epsilon", gguf::Value::f32(c.rms_eps));
   if (c.sliding_window != 0) {  // the pattern too, which llama.cpp's converter leaves to gemma3's default of 6
     w.set(p + "attention.sliding_window", gguf::Value::u32(u32(c.sliding_window)));
-    w.set(p + "attention.sliding_window_pattern", gguf::Value::u32(u32(c.sliding_period)));
+    w.set(p + "attention.sliding_window_pattern", c.sliding_layers.empty() ? gguf::Value::u32(u32(c.sliding_period))
+                                                                            : gguf::Value::bools(c.sliding_layers));
     w.set(p + "rope.freq_base_swa", gguf::Value::f32(c.rope_theta_sliding));
   }
   if (c.rope_linear_factor != 1) {

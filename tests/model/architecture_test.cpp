@@ -140,6 +140,35 @@ TEST_F(Architectures, Gemma3SlidingLayersFollowTheFile) {
   EXPECT_TRUE(every.is_sliding(0) && every.is_sliding(1));
 }
 
+// A pattern given as one flag per layer (true: sliding), as llama.cpp's
+// converters write it for newer Gemmas, names each layer's kind: the flags
+// of period 6 run as the period does, swapped flags run otherwise (both
+// passes), and an array of another length or element type is refused by
+// its key.
+TEST_F(Architectures, SlidingPatternArrayNamesEachLayer) {
+  const std::string base = write("tiny-gemma3", "base");
+  const std::string key = "gemma3.attention.sliding_window_pattern";
+  const auto with_flags = [&](const std::string& name, const std::vector<bool>& flags) {
+    return rewrite(base, name, {{{key, gguf::Value::bools(flags)}}, {}});
+  };
+  const std::string same = with_flags("same-as-period", {true, false});
+  const std::string swapped = with_flags("swapped", {false, true});
+  const ModelConfig c = Model::load(swapped).config();
+  EXPECT_FALSE(c.is_sliding(0));
+  EXPECT_TRUE(c.is_sliding(1));
+  EXPECT_EQ(c.layer_window(1), 32u);
+  EXPECT_EQ(c.layer_rope(1).theta, 1e4f);
+  EXPECT_EQ(c.layer_rope(0).theta, 1e6f);
+  for (ForwardKind kind : {ForwardKind::Reference, ForwardKind::Fast}) {
+    EXPECT_EQ(prompt_logits(same, kind), prompt_logits(base, kind));
+    EXPECT_NE(prompt_logits(swapped, kind), prompt_logits(base, kind));
+  }
+  expect_refused(with_flags("three", {true, true, false}),
+                 "sliding window pattern (" + key + ") = 3 flags: expected one flag per layer (2)");
+  expect_refused(rewrite(base, "ints", {{{key, gguf::Value::i32s({1, 0})}}, {}}),
+                 "metadata " + key + ": expected an array of bools");
+}
+
 // Gemma 3 4B and up scale their global layers' RoPE linearly by 8 and
 // leave the sliding ones alone; Gemma 2's sliding layers take the global
 // scaling too (llama.cpp's freq_scale_swa); without sliding layers every

@@ -57,6 +57,7 @@ void expect_same_config(const ModelConfig& got, const ModelConfig& want) {
   EXPECT_EQ(got.scaled_embedding, want.scaled_embedding);
   EXPECT_EQ(got.sliding_window, want.sliding_window);
   EXPECT_EQ(got.sliding_period, want.sliding_period);
+  EXPECT_EQ(got.sliding_layers, want.sliding_layers);
   EXPECT_EQ(got.rope_theta_sliding, want.rope_theta_sliding);
   EXPECT_EQ(got.rope_linear_factor, want.rope_linear_factor);
   EXPECT_EQ(got.rope_linear_factor_sliding, want.rope_linear_factor_sliding);
