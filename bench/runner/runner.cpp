@@ -440,10 +440,7 @@ nlohmann::json search_rates(const Scenario& scenario, const RunOptions& options,
       round.emplace_back(g, *rate);
       ids[g].push_back(c.id);
     }
-    if (round.empty()) {
-      finished = true;
-      break;
-    }
+    if (round.empty()) break;
     measure(scenario, options, plan, run, pending, budget, limits, rss, load, progress, report);
     const Table summary = summary_table(plan.results.samples, plan.results.steps, plan.results.requests);
     for (const auto& [g, rate] : round) {
@@ -453,6 +450,10 @@ nlohmann::json search_rates(const Scenario& scenario, const RunOptions& options,
                     (done[g].back().met ? "meets" : "misses") + " the SLA");
     }
   }
+  // Over when no setting has a rate left to probe: the last round may have
+  // spent the whole budget, a search of `probes` probes does.
+  finished = std::none_of(done.begin(), done.end(),
+                          [&](const std::vector<RateProbe>& d) { return next_probe_rate(search, d).has_value(); });
   return search_json(run, done, ids);
 }
 

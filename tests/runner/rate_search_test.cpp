@@ -73,17 +73,19 @@ TEST(RateSearch, ScenarioErrorsNameFileLineAndKey) {
 }
 
 // A search on stories260K under `sla`, into dir/out; its meta.json.
-nlohmann::json run_search(const std::string& dir, const std::string& sla) {
+nlohmann::json run_search(const std::string& dir, const std::string& sla, int probes = 4) {
   std::ofstream(dir + "/s.toml") << "[model]\npath = \"" + test::model_path("stories260K.gguf") +
                                         "\"\n[measure]\nrepetitions = 1\nwarmup_max = 0\n[sla]\n" + sla +
-                                        "\n[rate_search]\nlow = 50\nhigh = 400\nprobes = 4\n"
+                                        "\n[rate_search]\nlow = 50\nhigh = 400\nprobes = " + std::to_string(probes) + "\n"
                                         "[sweep]\nprompt_tokens = 8\noutput_tokens = 3\nthreads = 1\nrequests = 6\n"
                                         "max_concurrency = 2\n";
   RunOptions options;
   options.out_dir = dir + "/out";
   const RunReport report = run_scenario(load_scenario(dir + "/s.toml"), options, nullptr);
   EXPECT_TRUE(report.complete);
-  return read_meta_json(options.out_dir);
+  const nlohmann::json meta = read_meta_json(options.out_dir);
+  EXPECT_FALSE(meta["finished_at"].is_null());
+  return meta;
 }
 
 TEST(RateSearch, ALimitNoRunMissesEndsAtTheHighRate) {
@@ -109,6 +111,15 @@ TEST(RateSearch, ALimitEveryRunMissesEndsAtTheLowRateWithNone) {
   // Both probes are ordinary load cases in the results.
   const Table samples = read_csv(dir + "/out/samples.csv");
   EXPECT_EQ(samples.rows.size(), 2u);
+}
+
+// A search that measures all its probes is over: its last round spends the
+// whole run budget, and the run is complete (run_search checks), not left
+// for --resume.
+TEST(RateSearch, ASearchThatUsesEveryProbeIsComplete) {
+  const std::string dir = test::temp_dir("rate-search-every-probe");
+  const nlohmann::json meta = run_search(dir, "tpot_p99_ms = 0.000001", 2);
+  EXPECT_EQ(meta["rate_search"][0]["probes"].size(), 2u);
 }
 
 }  // namespace
