@@ -115,7 +115,8 @@ std::map<std::string, std::string> by_key(const Cases& c, const std::vector<std:
 }
 
 // The axes whose sets of values differ between the sides: what --ignore
-// would have to leave out for the cases to pair up.
+// would have to leave out for the cases to pair up, named as --ignore
+// takes them (a model's model_sha256 column is its `model` axis).
 std::vector<std::string> sides_differ_in(const Cases& a, const Cases& b) {
   std::vector<std::string> out;
   for (const auto& axis : case_axes()) {
@@ -123,7 +124,8 @@ std::vector<std::string> sides_differ_in(const Cases& a, const Cases& b) {
     std::set<std::string> va, vb;
     for (const auto& id : a.ids) va.insert(value(a, id, axis));
     for (const auto& id : b.ids) vb.insert(value(b, id, axis));
-    if (va != vb) out.push_back(axis);
+    const std::string named = runner::described_axis(axis);
+    if (va != vb && std::find(out.begin(), out.end(), named) == out.end()) out.push_back(named);
   }
   return out;
 }

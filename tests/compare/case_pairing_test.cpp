@@ -114,6 +114,25 @@ TEST(CasePairing, NoPairListsEachSidesCases) {
   EXPECT_NE(keyed.find("p64_n32_d0_t2_greedy  [prompt_tokens=64 threads=2]"), std::string::npos) << keyed;
 }
 
+// Sides that differ in columns describing an axis (a model's
+// model_sha256, the weights of its weight_type) are told the axes --ignore
+// takes, and those pair them.
+TEST(CasePairing, NoPairSuggestsOnlyAxesIgnoreTakes) {
+  const auto of_model = [](RunData run, const std::string& model, const std::string& sha256, const std::string& weights) {
+    runner::Table& t = run.samples;
+    t.columns.insert(t.columns.end(), {"model", "model_sha256", "weights"});
+    for (auto& row : t.rows) row.insert(row.end(), {model, sha256, weights});
+    return run;
+  };
+  const RunData base = of_model(fixture("b"), "m.gguf", "aaaa", "q8_0");
+  const RunData next = of_model(two_threads("b"), "other.gguf", "ffff", "q4_0");
+  const std::string e = error_of([&] { compare_runs(base, next, {}); });
+  EXPECT_NE(e.find("the sides differ in model, threads, weight_type: --ignore model,threads,weight_type pairs"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(labels(compare_runs(base, next, {}, {}, MatchRule::parse("", "model,threads,weight_type"))).size(), 2u);
+}
+
 // A key two cases of one side share pairs neither: the error says which
 // axes tell them apart.
 TEST(CasePairing, AmbiguousKeyNamesTheAxesThatDiffer) {
