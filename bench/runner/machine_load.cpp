@@ -74,8 +74,9 @@ std::string machine_note(const nlohmann::json& load) {
                                                : "machine quiet: ";
   text += "other processes used " + fixed(before.value("other_cpus", 0.0), 2) + " CPUs on average before the measurements";
   if (during.is_object())
-    text += " and " + fixed(during.value("other_cpus", 0.0), 2) + " during them (busiest second " +
-            fixed(during.value("other_cpus_peak", 0.0), 2) + ")";
+    text += " and " + fixed(during.value("other_cpus", 0.0), 2) + " during them" +
+            (load.value("server_here", false) ? ", the target server on this machine among them" : "") +
+            " (busiest second " + fixed(during.value("other_cpus_peak", 0.0), 2) + ")";
   text += ", of " + std::to_string(load.value("logical_cpus", 0)) + " logical CPUs (busy from " + fixed(limit, 2) +
           "); load average " + fixed(before.value("loadavg_1m", 0.0), 2) + " before";
   if (during.is_object()) text += ", " + fixed(during.value("loadavg_1m", 0.0), 2) + " at the end (pdbench's threads included)";
@@ -95,7 +96,7 @@ double other_cpus(const CpuReading& from, const CpuReading& to) {
   return std::max(0.0, other / wall);
 }
 
-MachineLoad::MachineLoad() : start_(read_cpu()) {}
+MachineLoad::MachineLoad(bool server_here) : start_(read_cpu()), server_here_(server_here) {}
 
 void MachineLoad::measurements_start() {
   const double waited = wall_now() - start_.wall_s;
@@ -125,8 +126,9 @@ nlohmann::json MachineLoad::json() const {
     const double tail = other_cpus(stretch_, end);
     const double peak = peak_ > 0 || end.wall_s - stretch_.wall_s >= 1 ? std::max(peak_, tail) : tail;
     j["during"]["other_cpus_peak"] = std::max(peak, j["during"]["other_cpus"].get<double>());
-    busiest = std::max(busiest, j["during"]["other_cpus"].get<double>());
+    if (!server_here_) busiest = std::max(busiest, j["during"]["other_cpus"].get<double>());
   }
+  if (server_here_) j["server_here"] = true;
   j["busy"] = busiest >= kBusyOtherCpus;
   return j;
 }

@@ -32,8 +32,11 @@ double other_cpus(const CpuReading& from, const CpuReading& to);
 
 class MachineLoad {
  public:
-  // Starts the window "before": call as the run starts.
-  MachineLoad();
+  // Starts the window "before": call as the run starts. With server_here
+  // (a remote target on this machine, serves_from_this_machine), the
+  // server's work counts among the other processes during the
+  // measurements, so only "before" can make the machine busy.
+  explicit MachineLoad(bool server_here = false);
   // Ends "before" and starts "during": call before the first warm-up. A
   // window shorter than kMinBeforeSeconds is waited out, so the average
   // means something.
@@ -47,6 +50,7 @@ class MachineLoad {
 
  private:
   CpuReading start_, measuring_, stretch_, last_;
+  bool server_here_;
   bool measuring_started_ = false;
   double peak_ = 0;
 };

@@ -500,7 +500,8 @@ std::vector<Case> checked_cases(const Scenario& scenario, Shard shard) {
 std::string bundled_corpus() { return PDBENCH_BUNDLED_CORPUS; }
 
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options, std::FILE* progress_out) {
-  MachineLoad load;  // "before" spans the preparation: other processes' CPU time, not this one's
+  // "before" spans the preparation: other processes' CPU time, not this one's.
+  MachineLoad load(serves_from_this_machine(scenario.target));
   RunPlan plan = plan_run(scenario, options);
   PreparedRun run = prepare_run(scenario, options, plan.cases, progress_out);
   std::optional<AccuracyRun> accuracy;  // checked now, scored after the timings

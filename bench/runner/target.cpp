@@ -33,7 +33,13 @@ TargetUrl parse_target_url(const std::string& url) {
   while (!base.empty() && base.back() == '/') base.pop_back();
   // An OpenAI SDK's base URL ends in /v1; the routes add it themselves.
   if (base.ends_with("/v1")) base.resize(base.size() - 3);
-  return {url.substr(0, path_start), base};
+  return {url.substr(0, path_start), base, host};
+}
+
+bool serves_from_this_machine(const Target& target) {
+  if (!target.remote()) return false;
+  const std::string host = parse_target_url(target.url).host;
+  return host == "localhost" || host == "[::1]" || host.starts_with("127.");
 }
 
 }  // namespace pdbench::runner

@@ -22,10 +22,15 @@ struct Target {
 struct TargetUrl {
   std::string origin;
   std::string base_path;
+  std::string host;  // as written: "127.0.0.1", "localhost", "[::1]"
 };
 
 // Throws pdbench::Error saying what is wrong with the URL (not naming
 // where it came from: callers add the file and key or the flag).
 TargetUrl parse_target_url(const std::string& url);
+
+// Whether a remote target's server runs on this machine (its host is a
+// loopback name or address), so its CPU time is the machine's other load.
+bool serves_from_this_machine(const Target& target);
 
 }  // namespace pdbench::runner

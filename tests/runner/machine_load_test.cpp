@@ -60,5 +60,26 @@ TEST(MachineLoad, NotesSayBusyOrQuietAndNameUnstableAndSkippedWarmups) {
   EXPECT_EQ(run_notes(nlohmann::json::object(), Table{})[0].rfind("machine load: not recorded", 0), 0u);
 }
 
+// A target server on this machine works while the client measures it: its
+// CPU time during the measurements is said to be the server's and makes
+// nothing busy; other processes before them still do.
+TEST(MachineLoad, AServerOnThisMachineIsNotOtherLoad) {
+  MachineLoad load(true);
+  load.measurements_start();
+  const nlohmann::json j = load.json();
+  EXPECT_TRUE(j["server_here"].get<bool>());
+  EXPECT_EQ(j["busy"].get<bool>(), j["before"]["other_cpus"].get<double>() >= kBusyOtherCpus);
+  EXPECT_FALSE(MachineLoad().json().contains("server_here"));
+  const nlohmann::json meta = {{"machine_load",
+                                {{"logical_cpus", 2},
+                                 {"busy", false},
+                                 {"server_here", true},
+                                 {"before", {{"other_cpus", 0.0}, {"loadavg_1m", 0.5}}},
+                                 {"during", {{"other_cpus", 0.97}, {"other_cpus_peak", 1.0}, {"loadavg_1m", 1.2}}}}}};
+  const std::string note = run_notes(meta, Table{})[0];
+  EXPECT_EQ(note.rfind("machine quiet", 0), 0u) << note;
+  EXPECT_NE(note.find("0.97 during them, the target server on this machine among them (busiest"), std::string::npos) << note;
+}
+
 }  // namespace
 }  // namespace pdbench::runner

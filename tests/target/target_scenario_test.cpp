@@ -66,6 +66,18 @@ TEST(TargetScenario, EngineSettingsAreRefusedByNameForARemoteTarget) {
   EXPECT_EQ(refusal("[sweep]\nkv_type_k = \"f16\"\nthreads = 2\n"), "no error");
 }
 
+TEST(TargetUrl, ALoopbackHostServesFromThisMachine) {
+  const auto here = [](const std::string& url) { return serves_from_this_machine({"openai", url, "", 600, 0}); };
+  EXPECT_TRUE(here("http://127.0.0.1:8080"));
+  EXPECT_TRUE(here("http://localhost:8080/v1"));
+  EXPECT_TRUE(here("http://[::1]:8080"));
+  EXPECT_TRUE(here("http://127.0.0.2"));
+  EXPECT_FALSE(here("http://10.0.0.5:8080"));
+  EXPECT_FALSE(here("https://api.example.com/v1"));
+  EXPECT_FALSE(serves_from_this_machine(Target{}));  // the in-process engine
+  EXPECT_EQ(parse_target_url("http://[::1]:8080").host, "[::1]");
+}
+
 TEST(TargetUrl, CutsOriginAndPrefix) {
   EXPECT_EQ(parse_target_url("http://127.0.0.1:8080").origin, "http://127.0.0.1:8080");
   EXPECT_EQ(parse_target_url("http://127.0.0.1:8080/").base_path, "");
