@@ -391,12 +391,20 @@ void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::
                        "% limit, so the machine was busy or unsettled; read its medians by their intervals."});
 }
 
+bool served(const RunData& run) {
+  return run.meta.value(nlohmann::json::json_pointer("/target/kind"), std::string()) == "openai";
+}
+
+// A served run's threads are the server's, set where it started (its
+// cases say 0), so its cases pair with the other run's whatever their threads.
 void comparison_sentence(const RunData& base, const RunData& other, std::vector<Insight>& out) {
   std::vector<Pair> prefill, decode;
   const auto base_cases = cases_of(base);
+  const std::vector<std::string> except =
+      served(base) || served(other) ? std::vector<std::string>{"threads"} : std::vector<std::string>{};
   for (const auto& c : cases_of(other))
     for (const auto& b : base_cases)
-      if (same_except(c, b, {})) {
+      if (same_except(c, b, except)) {
         prefill.push_back({estimate(other.summary, *c.row, "prefill"), estimate(base.summary, *b.row, "prefill")});
         decode.push_back({estimate(other.summary, *c.row, "itl"), estimate(base.summary, *b.row, "itl")});
       }

@@ -39,17 +39,23 @@ runner::Table summary_of(const std::vector<Settings>& cases) {
   return t;
 }
 
-std::vector<std::string> sentences(const std::vector<Settings>& cases) {
+RunData run_of(const std::string& label, const std::vector<Settings>& cases) {
   RunData run;
-  run.label = "run";
+  run.label = label;
   run.summary = summary_of(cases);
   run.ops.columns = {"case_id", "phase", "op", "ms", "gflop", "gbyte"};  // no rows: no op profile
   run.steps.columns = {"case_id", "step", "kv_length", "step_ms", "forward_ms"};
   run.meta = nlohmann::json::object();
+  return run;
+}
+
+std::vector<std::string> sentences_of(const std::vector<RunData>& runs) {
   std::vector<std::string> out;
-  for (const auto& in : insights({run})) out.push_back(in.text);
+  for (const auto& in : insights(runs)) out.push_back(in.text);
   return out;
 }
+
+std::vector<std::string> sentences(const std::vector<Settings>& cases) { return sentences_of({run_of("run", cases)}); }
 
 bool any_contains(const std::vector<std::string>& texts, const std::string& part) {
   for (const auto& t : texts)
@@ -97,6 +103,19 @@ TEST(Insights, ThreadsAreComparedOnlyWhereTheIntervalsAreApart) {
   EXPECT_TRUE(any_contains(out, "prefill 0.500x (slower; 95% intervals apart in 1 of 1 matched cases), decode no "
                                 "clear difference (intervals overlap)."));
   EXPECT_FALSE(any_contains(out, "too small to split"));
+}
+
+// A run sent to a server records threads 0 (the server's are its own): its
+// cases are compared with an in-process run's whatever their threads, and
+// two in-process runs of other threads still share no case.
+TEST(Insights, AServedRunIsComparedWhateverTheThreads) {
+  const auto in_process = run_of("in-process", {timed(timed({{"threads", "1"}}, "prefill", "250", "248", "251"), "itl",
+                                                      "7.7", "7.6", "7.8")});
+  RunData served = run_of("serve", {timed(timed({{"threads", "0"}}, "prefill", "255", "249", "257"), "itl", "7.9",
+                                          "7.8", "8.0")});
+  EXPECT_TRUE(any_contains(sentences_of({in_process, served}), "serve and in-process share no case settings"));
+  served.meta["target"] = {{"kind", "openai"}, {"url", "http://127.0.0.1:8080"}};
+  EXPECT_TRUE(any_contains(sentences_of({in_process, served}), "serve against in-process on their 1 common cases"));
 }
 
 TEST(Insights, AComparisonAboveTheCvLimitIsWithheld) {
