@@ -7,6 +7,7 @@
 #include <set>
 
 #include "bench/report/cases.h"
+#include "bench/runner/load_results.h"
 #include "bench/report/confidence.h"
 
 namespace pdbench::report {
@@ -349,6 +350,16 @@ void kv_type_sentence(const RunData& run, const std::vector<Case>& cases, std::v
                                  : ".")});
 }
 
+// Whether two runs' cases have the same load settings (rate, slots,
+// requests, length distributions): none for a case of one request.
+bool same_load(const RunData& a, const Case& ca, const RunData& b, const Case& cb) {
+  for (const auto& column : runner::load_case_columns())
+    if (has_column(a.summary, column) && has_column(b.summary, column) &&
+        cell(a.summary, *ca.row, column) != cell(b.summary, *cb.row, column))
+      return false;
+  return true;
+}
+
 void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::vector<Insight>& out) {
   // Thread scaling: every case against its one-thread twin.
   std::vector<Pair> prefill, decode;
@@ -357,7 +368,7 @@ void overall_sentences(const RunData& run, const std::vector<Case>& cases, std::
     const long t = static_cast<long>(axis(c, "threads"));
     if (t == 1) continue;
     for (const auto& one : cases)
-      if (axis(one, "threads") == 1 && same_except(c, one, {"threads"})) {
+      if (axis(one, "threads") == 1 && same_except(c, one, {"threads"}) && same_load(run, c, run, one)) {
         prefill.push_back({estimate(run.summary, *c.row, "prefill"), estimate(run.summary, *one.row, "prefill")});
         decode.push_back({estimate(run.summary, *c.row, "itl"), estimate(run.summary, *one.row, "itl")});
         most = t == 0 || most == 0 ? 0 : std::max(most, t);
@@ -404,7 +415,7 @@ void comparison_sentence(const RunData& base, const RunData& other, std::vector<
       served(base) || served(other) ? std::vector<std::string>{"threads"} : std::vector<std::string>{};
   for (const auto& c : cases_of(other))
     for (const auto& b : base_cases)
-      if (same_except(c, b, except)) {
+      if (same_except(c, b, except) && same_load(other, c, base, b)) {
         prefill.push_back({estimate(other.summary, *c.row, "prefill"), estimate(base.summary, *b.row, "prefill")});
         decode.push_back({estimate(other.summary, *c.row, "itl"), estimate(base.summary, *b.row, "itl")});
       }

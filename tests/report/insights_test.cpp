@@ -118,6 +118,21 @@ TEST(Insights, AServedRunIsComparedWhateverTheThreads) {
   EXPECT_TRUE(any_contains(sentences_of({in_process, served}), "serve against in-process on their 1 common cases"));
 }
 
+// A load case (16 requests at 4/s) pairs with the other run's load case of
+// the same settings, not with its case of one request.
+TEST(Insights, LoadCasesPairOnlyWithTheSameLoad) {
+  const Settings one = timed(timed({}, "prefill", "250", "248", "251"), "itl", "7.7", "7.6", "7.8");
+  const auto with_load = [&](const std::string& label) {
+    RunData run = run_of(label, {one, one});  // the second case: 16 requests at 4/s
+    run.summary.columns.insert(run.summary.columns.end(), {"requests", "request_rate"});
+    run.summary.rows[0].insert(run.summary.rows[0].end(), {"", ""});
+    run.summary.rows[1].insert(run.summary.rows[1].end(), {"16", "4"});
+    return run;
+  };
+  const auto out = sentences_of({with_load("a"), with_load("b")});
+  EXPECT_TRUE(any_contains(out, "b against a on their 2 common cases")) << out.back();
+}
+
 TEST(Insights, AComparisonAboveTheCvLimitIsWithheld) {
   const auto two = timed(timed({{"threads", "2"}}, "prefill", "2.0", "1.9", "2.1", "35"), "itl", "1.0", "0.9", "1.1");
   const auto one = timed(timed({{"threads", "1"}}, "prefill", "1.0", "0.95", "1.05"), "itl", "0.5", "0.45", "0.55");
