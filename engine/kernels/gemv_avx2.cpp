@@ -254,40 +254,54 @@ __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // Q4_K and Q5_K: sub-block j of 32 meets activation block j; its quants are
 // the low (j even) or high (j odd) nibbles of qs's 32 bytes j / 2, and
 // Q5_K's fifth bits are bit j of qh's 32 bytes. q in [0, 31] goes into
-// maddubs as it is. w = d sc q - dmin m: each sub-block adds d sc times its
-// integer dot product, and dmin m times the activation's d sum comes off
-// lane 0 once a super-block (vec_dot_q4_K_q8_K, vec_dot_q5_K_q8_K).
+// maddubs as it is. w = d sc q - dmin m: the 8 sub-blocks' integer dot
+// products are reduced into one vector, lane j sub-block j's, which meets
+// the lanes' d sc x_j.d in one multiply-add, and the mins' dmin m x_j.d
+// x_j.sum in another (vec_dot_q4_K_q8_K, vec_dot_q5_K_q8_K). Scaling each
+// sub-block's 8 partial sums by a broadcast scalar instead took 2.0x the
+// instructions for Q4_K and 1.5x for Q5_K (callgrind's count for
+// pdbench_micro BM_gemv/q4_K/llama1b_q_o_2048x2048 under PDBENCH_ISA=avx2).
 template <typename Block>
 __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   const Q4KHeader h = read_q4_k_header(block);
-  uint8_t sc[8], m[8];
-  std::memcpy(sc, h.scale, sizeof(sc));
-  std::memcpy(m, h.min, sizeof(m));
-  const float d = f16_scale(block + offsetof(Block, d)), dmin = f16_scale(block + offsetof(Block, dmin));
+  const __m256 d = _mm256_set1_ps(f16_scale(block + offsetof(Block, d)));
+  const __m256 dmin = _mm256_set1_ps(f16_scale(block + offsetof(Block, dmin)));
+  const auto bytes8 = [](const uint32_t (&two)[2]) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set_epi32(0, 0, static_cast<int>(two[1]), static_cast<int>(two[0]))));
+  };
+  // Each activation block's d and sum, 10 floats (40 bytes) apart.
+  const __m256i stride = _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70);
+  const __m256 x_d = _mm256_i32gather_ps(&x[0].d, stride, 4);
+  const __m256 x_sum = _mm256_cvtepi32_ps(_mm256_i32gather_epi32(&x[0].sum, stride, 4));
   const __m256i low_nibbles = _mm256_set1_epi8(0x0f);
   __m256i qh = _mm256_setzero_si256();
   if constexpr (requires { Block::qh; })
     qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qh)));
-  float mins = 0.0f;
+  __m256i pair_sums[4];  // hadd of sub-blocks 2p and 2p + 1: their halves' partial sums
   for (unsigned pair = 0; pair < 4; ++pair) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * pair));
-    const __m256i quants[2] = {_mm256_and_si256(bytes, low_nibbles),
-                               _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low_nibbles)};
+    __m256i dots[2];
     for (unsigned half = 0; half < 2; ++half) {
       const unsigned j = 2 * pair + half;
-      __m256i q = quants[half];
+      __m256i q = half == 0 ? _mm256_and_si256(bytes, low_nibbles) : _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low_nibbles);
       if constexpr (requires { Block::qh; }) {
         const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
         q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
                                                 _mm256_set1_epi8(0x10)));
       }
-      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs));
-      acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_s8(q, xq)),
-                            _mm256_set1_ps(d * static_cast<float>(sc[j]) * x[j].d), acc);
-      mins += static_cast<float>(m[j]) * (x[j].d * static_cast<float>(x[j].sum));
+      dots[half] = dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
     }
+    pair_sums[pair] = _mm256_hadd_epi32(dots[0], dots[1]);
   }
-  return _mm256_sub_ps(acc, _mm256_setr_ps(dmin * mins, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f));
+  // Two more hadds leave sub-block j's sum split between lane j % 4 of the
+  // low half (j < 4) or high half, as [0 1 2 3 | 0 1 2 3] and [4 5 6 7 | 4 5 6 7].
+  const __m256i q0123 = _mm256_hadd_epi32(pair_sums[0], pair_sums[1]);
+  const __m256i q4567 = _mm256_hadd_epi32(pair_sums[2], pair_sums[3]);
+  const __m256i dots = _mm256_add_epi32(_mm256_permute2x128_si256(q0123, q4567, 0x20),
+                                        _mm256_permute2x128_si256(q0123, q4567, 0x31));
+  const __m256 scales = _mm256_mul_ps(_mm256_mul_ps(d, bytes8(h.scale)), x_d);
+  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots), scales, acc);
+  return _mm256_fnmadd_ps(_mm256_mul_ps(dmin, bytes8(h.min)), _mm256_mul_ps(x_d, x_sum), acc);
 }
 
 // Q6_K: w = d sc (q - 32), sub-blocks of 16, q's low nibble in ql and its
