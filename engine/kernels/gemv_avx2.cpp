@@ -196,7 +196,9 @@ __m256 iq4_xs_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // low 128 bits sub-block 2a's, the high ones 2a + 1's, and madd weighs them
 // by their scales: ggml's integer sum per sub-block pair, then one FMA by
 // d and the activation's d per block (vec_dot_q2_K_q8_K, vec_dot_q3_K_q8_K
-// over blocks of 256).
+// over blocks of 256). Reduced into one vector first as Q4_K to Q6_K are
+// (lane_sums), Q2_K ran 3-5% and Q3_K 22% slower: their quants' unpacking
+// holds more registers.
 __m256i low_crumbs(const std::byte* qs, unsigned a) {
   const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * (a / 4)));
   return _mm256_and_si256(_mm256_srl_epi16(bytes, _mm_cvtsi32_si128(static_cast<int>(2 * (a % 4)))),
@@ -206,6 +208,34 @@ __m256i low_crumbs(const std::byte* qs, unsigned a) {
 // 16 int16 of sub-block 2a's value, then 16 of 2a + 1's.
 __m256i per_half(const int16_t* of_sub, unsigned a) {
   return _mm256_set_m128i(_mm_set1_epi16(of_sub[2 * a + 1]), _mm_set1_epi16(of_sub[2 * a]));
+}
+
+// The K-quants' super-block meets 8 activation blocks, whose integer dot
+// products (8 lanes each) are scaled once, in one multiply-add for all 8,
+// instead of by a broadcast scalar each. by_block(a) gives block a's; they
+// are reduced two at a time as they come (8 held at once spill AVX2's 16
+// registers): the hadds leave block a's sum split between lane a % 4 of the
+// low half (a < 4) or the high half, as [0 1 2 3 | 0 1 2 3] and
+// [4 5 6 7 | 4 5 6 7], and lane a of the result is the whole sum.
+template <typename ByBlock>
+__m256i lane_sums(ByBlock by_block) {
+  __m256i pairs[4];
+#pragma GCC unroll 4
+  for (unsigned p = 0; p < 4; ++p) pairs[p] = _mm256_hadd_epi32(by_block(2 * p), by_block(2 * p + 1));
+  const __m256i q0123 = _mm256_hadd_epi32(pairs[0], pairs[1]), q4567 = _mm256_hadd_epi32(pairs[2], pairs[3]);
+  return _mm256_add_epi32(_mm256_permute2x128_si256(q0123, q4567, 0x20),
+                          _mm256_permute2x128_si256(q0123, q4567, 0x31));
+}
+
+// 8 activation blocks' d, lane a block a's (BlockQ8Act: 10 floats apart).
+__m256 activation_d(const BlockQ8Act* x) {
+  return _mm256_i32gather_ps(&x[0].d, _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70), 4);
+}
+
+// acc + lane_sums(by_block) x d x_a.d: a super-block's 8 scaled integer dot products.
+template <typename ByBlock>
+__m256 add_scaled(__m256 acc, ByBlock by_block, float d, __m256 x_d) {
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lane_sums(by_block)), _mm256_mul_ps(_mm256_set1_ps(d), x_d), acc);
 }
 
 // Q2_K: w = d sc q - dmin m; the mins meet the activation as bytes, m of
@@ -255,53 +285,36 @@ __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // the low (j even) or high (j odd) nibbles of qs's 32 bytes j / 2, and
 // Q5_K's fifth bits are bit j of qh's 32 bytes. q in [0, 31] goes into
 // maddubs as it is. w = d sc q - dmin m: the 8 sub-blocks' integer dot
-// products are reduced into one vector, lane j sub-block j's, which meets
-// the lanes' d sc x_j.d in one multiply-add, and the mins' dmin m x_j.d
-// x_j.sum in another (vec_dot_q4_K_q8_K, vec_dot_q5_K_q8_K). Scaling each
-// sub-block's 8 partial sums by a broadcast scalar instead took 2.0x the
-// instructions for Q4_K and 1.5x for Q5_K (callgrind's count for
-// pdbench_micro BM_gemv/q4_K/llama1b_q_o_2048x2048 under PDBENCH_ISA=avx2).
+// products meet d sc x_j.d in one multiply-add (lane_sums), the mins'
+// dmin m x_j.d x_j.sum in another (vec_dot_q4_K_q8_K, vec_dot_q5_K_q8_K).
 template <typename Block>
 __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   const Q4KHeader h = read_q4_k_header(block);
-  const __m256 d = _mm256_set1_ps(f16_scale(block + offsetof(Block, d)));
-  const __m256 dmin = _mm256_set1_ps(f16_scale(block + offsetof(Block, dmin)));
   const auto bytes8 = [](const uint32_t (&two)[2]) {
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set_epi32(0, 0, static_cast<int>(two[1]), static_cast<int>(two[0]))));
   };
-  // Each activation block's d and sum, 10 floats (40 bytes) apart.
-  const __m256i stride = _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70);
-  const __m256 x_d = _mm256_i32gather_ps(&x[0].d, stride, 4);
-  const __m256 x_sum = _mm256_cvtepi32_ps(_mm256_i32gather_epi32(&x[0].sum, stride, 4));
   const __m256i low_nibbles = _mm256_set1_epi8(0x0f);
   __m256i qh = _mm256_setzero_si256();
   if constexpr (requires { Block::qh; })
     qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qh)));
-  __m256i pair_sums[4];  // hadd of sub-blocks 2p and 2p + 1: their halves' partial sums
-  for (unsigned pair = 0; pair < 4; ++pair) {
-    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * pair));
-    __m256i dots[2];
-    for (unsigned half = 0; half < 2; ++half) {
-      const unsigned j = 2 * pair + half;
-      __m256i q = half == 0 ? _mm256_and_si256(bytes, low_nibbles) : _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low_nibbles);
-      if constexpr (requires { Block::qh; }) {
-        const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
-        q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
-                                                _mm256_set1_epi8(0x10)));
-      }
-      dots[half] = dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
+  const auto dot = [&](unsigned j) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * (j / 2)));
+    __m256i q = _mm256_and_si256(j % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4), low_nibbles);
+    if constexpr (requires { Block::qh; }) {
+      const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
+      q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
+                                              _mm256_set1_epi8(0x10)));
     }
-    pair_sums[pair] = _mm256_hadd_epi32(dots[0], dots[1]);
-  }
-  // Two more hadds leave sub-block j's sum split between lane j % 4 of the
-  // low half (j < 4) or high half, as [0 1 2 3 | 0 1 2 3] and [4 5 6 7 | 4 5 6 7].
-  const __m256i q0123 = _mm256_hadd_epi32(pair_sums[0], pair_sums[1]);
-  const __m256i q4567 = _mm256_hadd_epi32(pair_sums[2], pair_sums[3]);
-  const __m256i dots = _mm256_add_epi32(_mm256_permute2x128_si256(q0123, q4567, 0x20),
-                                        _mm256_permute2x128_si256(q0123, q4567, 0x31));
-  const __m256 scales = _mm256_mul_ps(_mm256_mul_ps(d, bytes8(h.scale)), x_d);
-  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots), scales, acc);
-  return _mm256_fnmadd_ps(_mm256_mul_ps(dmin, bytes8(h.min)), _mm256_mul_ps(x_d, x_sum), acc);
+    return dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
+  };
+  const __m256 x_d = activation_d(x);
+  const __m256 x_sum =
+      _mm256_cvtepi32_ps(_mm256_i32gather_epi32(&x[0].sum, _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70), 4));
+  const float d = f16_scale(block + offsetof(Block, d)), dmin = f16_scale(block + offsetof(Block, dmin));
+  // Lanes scaled by their own sc (and less dmin m x.d x.sum): the per-lane
+  // factors go into x_d before add_scaled's d.
+  acc = add_scaled(acc, dot, d, _mm256_mul_ps(bytes8(h.scale), x_d));
+  return _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_set1_ps(dmin), bytes8(h.min)), _mm256_mul_ps(x_d, x_sum), acc);
 }
 
 // Q6_K: w = d sc (q - 32), sub-blocks of 16, q's low nibble in ql and its
@@ -316,7 +329,7 @@ __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   int16_t sc[16];
   for (size_t j = 0; j < 16; ++j) sc[j] = packed[j];
   const float d = f16_scale(block + offsetof(BlockQ6_K, d));
-  for (unsigned a = 0; a < 8; ++a) {
+  return add_scaled(acc, [&](unsigned a) {
     const __m256i ql = _mm256_loadu_si256(
         reinterpret_cast<const __m256i*>(block + offsetof(BlockQ6_K, ql) + 32 * (2 * (a / 4) + a % 2)));
     const __m256i low = _mm256_and_si256(_mm256_srl_epi16(ql, _mm_cvtsi32_si128(static_cast<int>(4 * ((a % 4) / 2)))),
@@ -325,10 +338,8 @@ __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
     const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, per_half(sc, a))), _mm256_set1_ps(d * x[a].d),
-                          acc);
-  }
-  return acc;
+    return _mm256_madd_epi16(pairs, per_half(sc, a));
+  }, d, activation_d(x));
 }
 
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
