@@ -7,8 +7,8 @@
 #include <set>
 
 #include "bench/report/cases.h"
-#include "bench/runner/load_results.h"
 #include "bench/report/confidence.h"
+#include "bench/runner/load_results.h"
 
 namespace pdbench::report {
 

@@ -227,9 +227,17 @@ __m256i lane_sums(ByBlock by_block) {
                           _mm256_permute2x128_si256(q0123, q4567, 0x31));
 }
 
-// 8 activation blocks' d, lane a block a's (BlockQ8Act: 10 floats apart).
-__m256 activation_d(const BlockQ8Act* x) {
-  return _mm256_i32gather_ps(&x[0].d, _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70), 4);
+// Where one field of 8 consecutive activation blocks lies, in 4-byte words
+// from the first block's.
+__m256i block_words() {
+  constexpr int w = sizeof(BlockQ8Act) / 4;
+  return _mm256_setr_epi32(0, w, 2 * w, 3 * w, 4 * w, 5 * w, 6 * w, 7 * w);
+}
+
+// 8 activation blocks' d and sum, lane a block a's.
+__m256 activation_d(const BlockQ8Act* x) { return _mm256_i32gather_ps(&x[0].d, block_words(), 4); }
+__m256 activation_sum(const BlockQ8Act* x) {
+  return _mm256_cvtepi32_ps(_mm256_i32gather_epi32(&x[0].sum, block_words(), 4));
 }
 
 // acc + lane_sums(by_block) x d x_a.d: a super-block's 8 scaled integer dot products.
@@ -308,8 +316,7 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     return dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
   };
   const __m256 x_d = activation_d(x);
-  const __m256 x_sum =
-      _mm256_cvtepi32_ps(_mm256_i32gather_epi32(&x[0].sum, _mm256_setr_epi32(0, 10, 20, 30, 40, 50, 60, 70), 4));
+  const __m256 x_sum = activation_sum(x);
   const float d = f16_scale(block + offsetof(Block, d)), dmin = f16_scale(block + offsetof(Block, dmin));
   // Lanes scaled by their own sc (and less dmin m x.d x.sum): the per-lane
   // factors go into x_d before add_scaled's d.
