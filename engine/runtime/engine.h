@@ -22,6 +22,9 @@ class Engine {
   // paid for once per process rather than once per generator. Before the
   // first one, every weight is checked for NaN and Inf (finite_weights.h):
   // here, not at load, so commands that only tokenize do not read them all.
+  // A pass keeps its scratch buffers, so it serves one thread at a time:
+  // Generators of one Engine must not run at once (pdbench serve runs every
+  // request on its loop's thread).
   Forward& forward(ForwardKind kind) const;
 
  private:
