@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -111,9 +112,14 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   // 19-24 GB/s; adding the L1 one 2 KiB ahead (and the L2 one 8 KiB), 24-26
   // (Q8_0 2048 x 2048, 2 threads, four sittings). Tiled, what a group's
   // loads need next is the strip's next row at the same columns, and the
-  // next strip after that.
-  const PrefetchDistances ahead = n_lanes > kTileLanes ? PrefetchDistances{stride, kStrip * stride}
-                                                       : PrefetchDistances{2048, 8192};
+  // next strip after that. Untiled, the L2 one goes two rows ahead, within
+  // 4-16 KiB: one token on an AMD EPYC Zen 4 (BM_gemm_rows, 1 thread, three
+  // runs each) streamed Llama-3.2-1B's gate/up rows (1.2-2.2 KiB) best 4 KiB
+  // ahead (Q4_K 352-360 us against 430-457 at 8 KiB) and its FFN-down rows
+  // (4.6-8.7 KiB) 16 KiB ahead (Q6_K 605 against 634-638; 855-868 at 4 KiB).
+  const PrefetchDistances ahead = n_lanes > kTileLanes
+                                      ? PrefetchDistances{stride, kStrip * stride}
+                                      : PrefetchDistances{2048, std::clamp<size_t>(2 * stride, 4096, 16384)};
   for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
     const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
     for (size_t i = 0; i < strip; ++i)
