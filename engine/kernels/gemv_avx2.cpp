@@ -351,9 +351,10 @@ __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 
 // Two blocks per step into two accumulators, so consecutive blocks' FMAs do
 // not wait on each other. A block meets Block::kElements / 32 activation
-// blocks.
+// blocks. Flattened: GCC 12 called most formats' BlockDot per block,
+// spilling the other accumulator and the constants around each call.
 template <typename Block, __m256 (*BlockDot)(const std::byte*, const BlockQ8Act*, __m256)>
-void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
+[[gnu::flatten]] void gemv_quant(const std::byte* w, size_t stride, size_t cols, const void* activation, float* y, size_t n_rows) {
   const auto* x = static_cast<const BlockQ8Act*>(activation);
   constexpr size_t kActBlocks = Block::kElements / 32;
   const size_t n_blocks = cols / Block::kElements;
