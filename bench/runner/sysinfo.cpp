@@ -24,6 +24,7 @@
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/profile/op_profile.h"
+#include "engine/util/aligned_vector.h"
 
 namespace pdbench::runner {
 
@@ -254,7 +255,10 @@ Limits measure_limits() {
   const int all = omp_get_num_procs();
   constexpr size_t kBytes = size_t{1} << 30;
   const size_t n = kBytes / sizeof(float);
-  const std::unique_ptr<float[]> buf(new float[n]);
+  // On huge pages, as the weights decode streams are (aligned_vector.h):
+  // through 4 KiB pages the page walks, not the memory, set the rate.
+  const auto release = [n](float* p) { AlignedAllocator<float>().deallocate(p, n); };
+  const std::unique_ptr<float[], decltype(release)> buf(AlignedAllocator<float>().allocate(n), release);
   // First touch from the threads that read it later (NUMA placement).
 #pragma omp parallel for num_threads(all) schedule(static)
   for (size_t i = 0; i < n; ++i) buf[i] = 1.0f;
