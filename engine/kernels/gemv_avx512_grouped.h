@@ -36,7 +36,9 @@ namespace pdbench::gemv_detail {
 // is to read.
 //
 // A format says where its quants start after the headers, its lanes'
-// scales (and mins) for a group, and how its chunks meet the activation.
+// scales (and mins) for a group, and how its chunks meet the activation:
+// add_group<M, R> decodes each chunk of R rows' groups and hands them to
+// meet, which loads each activation's chunk once for the R rows.
 struct Scales {
   __m512 w;
   __m512 min;  // times the activation's lane sums, subtracted
@@ -48,43 +50,72 @@ struct PrefetchDistances {
   size_t far;
 };
 
-// Adds lane groups [g_begin, g_end) of one row into acc_out[0..M).
-template <typename Format, size_t M, bool Prefetch>
-void grouped_span(const std::byte* row, size_t n_lanes, size_t g_begin, size_t g_end, const GroupedActivation* xs,
-                  __m512* acc_out, PrefetchDistances ahead) {
-  const std::byte* group = Format::quants(row, n_lanes) + Format::kLaneBytes * g_begin;
-  __m512 acc[M];
+// Row r's chunk w[r] into its dot products with every activation, whose
+// chunk starts `at` bytes into its quants.
+template <size_t M, size_t R>
+[[gnu::always_inline]] inline void meet(const __m512i (&w)[R], const GroupedActivation* xs, size_t at,
+                                        __m512i (*dot)[M]) {
 #pragma GCC unroll 8
-  for (size_t m = 0; m < M; ++m) acc[m] = acc_out[m];
+  for (size_t m = 0; m < M; ++m) {
+    __m512i x = _mm512_load_si512(xs[m].qs + at);
+    // In a register: GCC 12 otherwise folds the load into every row's
+    // vpdpbusd, loading it R times.
+    if constexpr (R > 1) asm("" : "+v"(x));
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) dot[r][m] = _mm512_dpbusd_epi32(dot[r][m], w[r], x);
+  }
+}
+
+// Adds lane groups [g_begin, g_end) of R rows, `stride` bytes apart, into
+// acc_out[r][0..M). Inlined: called per row, a call cost decode 10-16%.
+template <typename Format, size_t M, size_t R, bool Prefetch>
+[[gnu::always_inline]] inline void grouped_span(const std::byte* row, size_t stride, size_t n_lanes, size_t g_begin, size_t g_end,
+                  const GroupedActivation* xs, __m512 (*acc_out)[M], PrefetchDistances ahead) {
+  const std::byte* group[R];
+  __m512 acc[R][M];
+#pragma GCC unroll 4
+  for (size_t r = 0; r < R; ++r) {
+    group[r] = Format::quants(row + r * stride, n_lanes) + Format::kLaneBytes * g_begin;
+#pragma GCC unroll 8
+    for (size_t m = 0; m < M; ++m) acc[r][m] = acc_out[r][m];
+  }
   for (size_t g = g_begin; g < g_end; g += 16) {
     const size_t count = n_lanes - g < 16 ? n_lanes - g : 16;
     const auto lanes = static_cast<__mmask16>(count == 16 ? 0xffff : (1u << count) - 1);
     if constexpr (Prefetch)
       for (size_t line = 0; line < 16 * Format::kLaneBytes; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.near, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.far, _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(group[0]) + line + ahead.near, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(group[0]) + line + ahead.far, _MM_HINT_T1);
       }
-    const Scales w = Format::scales(row, g, lanes);
-    __m512i dot[M];
+    Scales w[R];
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) w[r] = Format::scales(row + r * stride, g, lanes);
+    __m512i dot[R][M];
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m) {
       // Unshifted formats' offsets are zero: a load saved per activation and group.
-      if constexpr (Format::kShift == 0)
-        dot[m] = _mm512_setzero_si512();
-      else
-        dot[m] = _mm512_load_si512(xs[m].offsets + g);
+      const __m512i start = Format::kShift == 0 ? _mm512_setzero_si512() : _mm512_load_si512(xs[m].offsets + g);
+#pragma GCC unroll 4
+      for (size_t r = 0; r < R; ++r) dot[r][m] = start;
     }
     // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
-    Format::template add_group<M>(group, count, lanes, xs, g, dot);
+    Format::template add_group<M, R>(group, count, lanes, xs, g, dot);
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m) {
-      acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[m]), _mm512_mul_ps(w.w, _mm512_load_ps(xs[m].d + g)), acc[m]);
-      if constexpr (Format::kMin) acc[m] = _mm512_fnmadd_ps(w.min, _mm512_load_ps(xs[m].sums + g), acc[m]);
+      const __m512 xd = _mm512_load_ps(xs[m].d + g);
+#pragma GCC unroll 4
+      for (size_t r = 0; r < R; ++r) {
+        acc[r][m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r][m]), _mm512_mul_ps(w[r].w, xd), acc[r][m]);
+        if constexpr (Format::kMin) acc[r][m] = _mm512_fnmadd_ps(w[r].min, _mm512_load_ps(xs[m].sums + g), acc[r][m]);
+      }
     }
-    group += Format::kLaneBytes * count;
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * count;
   }
+#pragma GCC unroll 4
+  for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 8
-  for (size_t m = 0; m < M; ++m) acc_out[m] = acc[m];
+    for (size_t m = 0; m < M; ++m) acc_out[r][m] = acc[r][m];
 }
 
 // Rows go in strips of kStrip; a strip meets the activations a tile of
@@ -99,13 +130,29 @@ void grouped_span(const std::byte* row, size_t n_lanes, size_t g_begin, size_t g
 // them and 550-625 without (Llama-3.2-1B Q8_0 shapes, BM_gemm_rows, 2
 // threads, AMD EPYC Zen 5). Summing 16 rows' lanes at once by shuffles
 // instead of one horizontal sum each measured slower (450-475).
+//
+// From L2, a format with kPairRows takes rows two at a time against up to
+// kPairTokens activations: each activation chunk loaded then feeds two
+// rows' vpdpbusd. With one row per activation load, Zen 4 (one 64-byte load
+// a cycle) runs out of loads before vpdpbusd: 512 tokens through
+// Llama-3.2-1B's gate/up on one thread (BM_gemm_rows, AMD EPYC Zen 4, two
+// alternations) took Q8_0 from 79.5-79.8 to 66.6-67.0 ms, Q6_K from 100.4-
+// 100.5 to 83.9-84.9, Q4_0 from 76.2-76.4 to 66.0-71.8, IQ4_NL from
+// 76.1-79.2 to 69.1-70.6 and IQ4_XS from 81.3-82.5 to 75.3-77.4 (Q4_1 no
+// different). Q4_K, Q3_K and the five-bit lanes ran slower in pairs (Q5_K
+// 77 -> 132 ms: GCC 12 spills them), and Q2_K no faster, so they keep one
+// row. Streamed from memory, two rows at once are two streams, which
+// decoded one token slower there. Not measured on an Intel Xeon, which
+// loads two 64-byte vectors a cycle.
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
+constexpr size_t kPairTokens = 4;
 
 template <typename Format, size_t M, bool Prefetch>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
                   size_t y_stride, size_t n_rows) {
   constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
+  constexpr size_t kRows = Format::kPairRows && !Prefetch && M <= kPairTokens ? 2 : 1;
   const size_t n_lanes = cols / Format::kLane;
   __m512 partial[kStrip][M];
   // Both levels: with only the L2 prefetch 4 KiB ahead, 8 tokens streamed
@@ -128,8 +175,12 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
       for (size_t m = 0; m < M; ++m) partial[i][m] = _mm512_setzero_ps();
     for (size_t g0 = 0; g0 < n_lanes; g0 += kTileLanes) {
       const size_t g1 = n_lanes - g0 < kTileLanes ? n_lanes : g0 + kTileLanes;
-      for (size_t i = 0; i < strip; ++i)
-        grouped_span<Format, M, Prefetch>(w + (r0 + i) * stride, n_lanes, g0, g1, xs, partial[i], ahead);
+      size_t i = 0;
+      for (; i + kRows <= strip; i += kRows)
+        grouped_span<Format, M, kRows, Prefetch>(w + (r0 + i) * stride, stride, n_lanes, g0, g1, xs, partial + i, ahead);
+      if constexpr (kRows > 1)
+        for (; i < strip; ++i)
+          grouped_span<Format, M, 1, Prefetch>(w + (r0 + i) * stride, stride, n_lanes, g0, g1, xs, partial + i, ahead);
     }
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 8
@@ -137,6 +188,8 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   }
 }
 
+// From L2 (not stream_weights), a format that pairs rows takes more than
+// kPairTokens activations in two calls, each in pairs.
 template <typename Format>
 void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                         float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
@@ -148,6 +201,10 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
       {gemv_grouped<Format, 1, true>, gemv_grouped<Format, 2, true>, gemv_grouped<Format, 3, true>,
        gemv_grouped<Format, 4, true>, gemv_grouped<Format, 5, true>, gemv_grouped<Format, 6, true>,
        gemv_grouped<Format, 7, true>, gemv_grouped<Format, 8, true>}};
+  if (Format::kPairRows && !stream_weights && n_x > kPairTokens) {
+    kByBatch[0][kPairTokens - 1](w, stride, cols, xs, y, y_stride, n_rows);
+    xs += kPairTokens, y += kPairTokens * y_stride, n_x -= kPairTokens;
+  }
   if (n_x > 0) kByBatch[stream_weights ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
 }
 

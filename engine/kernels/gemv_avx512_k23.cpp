@@ -20,17 +20,19 @@ __m512i crumb_plane(__m512i chunk, unsigned p) {
   return _mm512_and_si512(_mm512_srli_epi16(chunk, 2 * p), _mm512_set1_epi8(0x03));
 }
 
-// The four planes' quants (plane(p), unsigned bytes) into every
-// activation's dot products. Always inlined: GCC 12 called it for Q3_K,
-// passing the lambda's captured vectors through the stack, which cost that
-// kernel 2.9x its time (BM_gemv q3_K_grouped, Llama-3.2-1B gate/up).
-template <size_t M, typename Plane>
-[[gnu::always_inline]] inline void add_planes(const GroupedActivation* xs, size_t g, __m512i* dot, Plane plane) {
+// The four planes' quants of R rows (plane(r, p), unsigned bytes) into
+// every activation's dot products. Always inlined: GCC 12 called it for
+// Q3_K, passing the lambda's captured vectors through the stack, which
+// cost that kernel 1.9x its time (BM_gemv q3_K_grouped, Llama-3.2-1B
+// gate/up).
+template <size_t M, size_t R, typename Plane>
+[[gnu::always_inline]] inline void add_planes(const GroupedActivation* xs, size_t g, __m512i (*dot)[M], Plane plane) {
 #pragma GCC unroll 4
   for (unsigned p = 0; p < 4; ++p) {
-    const __m512i q = plane(p);
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) dot[m] = _mm512_dpbusd_epi32(dot[m], q, _mm512_load_si512(xs[m].qs + 16 * g + 64 * p));
+    __m512i q[R];
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) q[r] = plane(r, p);
+    meet<M, R>(q, xs, 16 * g + 64 * p, dot);
   }
 }
 
@@ -40,9 +42,10 @@ __m512 scaled(__m512i ints, uint16_t f16_scale) {
 
 // Lanes of 16, kBytes each, after the row's headers, kHeader bytes a
 // super-block (one group); q + kUnsignedShift unsigned, and a min or not.
-template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin>
+template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin, bool kPairs>
 struct SuperBlockLanes {
   static constexpr size_t kLane = 16, kLaneBytes = kBytes;
+  static constexpr bool kPairRows = kPairs;
   static constexpr int32_t kShift = kUnsignedShift;
   static constexpr bool kMin = kHasMin;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kHeader * (n_lanes / 16); }
@@ -52,7 +55,7 @@ struct SuperBlockLanes {
 // Q2_K: header 16 bytes of scales (4-bit sc low, 4-bit m high) then d and
 // dmin; q in 0..3 unsigned as stored, w = d sc q - dmin m, the min times
 // the activation's lane sums.
-struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
+struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true, false> {
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
     uint16_t d_dmin[2];
@@ -61,11 +64,13 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
     return {scaled(_mm512_and_si512(sc, _mm512_set1_epi32(0x0f)), d_dmin[0]),
             scaled(_mm512_srli_epi32(sc, 4), d_dmin[1])};
   }
-  template <size_t M>
-  static void add_group(const std::byte* group, size_t /*count*/, __mmask16 /*lanes*/, const GroupedActivation* xs,
-                        size_t g, __m512i* dot) {
-    const __m512i crumbs = _mm512_loadu_si512(group);
-    add_planes<M>(xs, g, dot, [&](unsigned p) { return crumb_plane(crumbs, p); });
+  template <size_t M, size_t R>
+  static void add_group(const std::byte* const* groups, size_t /*count*/, __mmask16 /*lanes*/,
+                        const GroupedActivation* xs, size_t g, __m512i (*dot)[M]) {
+    __m512i crumbs[R];
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) crumbs[r] = _mm512_loadu_si512(groups[r]);
+    add_planes<M, R>(xs, g, dot, [&](size_t r, unsigned p) { return crumb_plane(crumbs[r], p); });
   }
 };
 
@@ -74,7 +79,7 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
 // -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
 // 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
-struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
+struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, false> {
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
     uint16_t d;
@@ -84,17 +89,29 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
                                      static_cast<int>(s.word[1]), static_cast<int>(s.word[0]));
     return {scaled(_mm512_sub_epi32(_mm512_cvtepu8_epi32(sc), _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
   }
-  template <size_t M>
-  static void add_group(const std::byte* group, size_t /*count*/, __mmask16 /*lanes*/, const GroupedActivation* xs,
-                        size_t g, __m512i* dot) {
-    const __m512i crumbs = _mm512_loadu_si512(group);
+  // Byte i of each lane's 4 gets nibble i of its 2 bytes of high bits.
+  static __m512i high_nibbles(const std::byte* group) {
     const __m512i high16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(group + 64)));
     const __m512i bytes = _mm512_and_si512(_mm512_or_si512(high16, _mm512_slli_epi32(high16, 8)), _mm512_set1_epi32(0x00ff00ff));
-    const __m512i high = _mm512_and_si512(_mm512_or_si512(bytes, _mm512_slli_epi32(bytes, 4)), _mm512_set1_epi32(0x0f0f0f0f));
+    return _mm512_and_si512(_mm512_or_si512(bytes, _mm512_slli_epi32(bytes, 4)), _mm512_set1_epi32(0x0f0f0f0f));
+  }
+  // Bit p of each byte of `high` moved to bit 2.
+  static __m512i at_bit2(__m512i high, unsigned p) {
+    return p == 0 ? _mm512_slli_epi32(high, 2) : p == 1 ? _mm512_slli_epi32(high, 1) : p == 2 ? high : _mm512_srli_epi32(high, 1);
+  }
+  template <size_t M, size_t R>
+  static void add_group(const std::byte* const* groups, size_t /*count*/, __mmask16 /*lanes*/,
+                        const GroupedActivation* xs, size_t g, __m512i (*dot)[M]) {
+    __m512i crumbs[R], high[R];
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) {
+      crumbs[r] = _mm512_loadu_si512(groups[r]);
+      high[r] = high_nibbles(groups[r]);
+    }
     const __m512i bit2 = _mm512_set1_epi8(0x04);
-    const __m512i at_bit2[4] = {_mm512_slli_epi32(high, 2), _mm512_slli_epi32(high, 1), high, _mm512_srli_epi32(high, 1)};
-    add_planes<M>(xs, g, dot,
-                  [&](unsigned p) { return _mm512_or_si512(crumb_plane(crumbs, p), _mm512_and_si512(at_bit2[p], bit2)); });
+    add_planes<M, R>(xs, g, dot, [&](size_t r, unsigned p) {
+      return _mm512_or_si512(crumb_plane(crumbs[r], p), _mm512_and_si512(at_bit2(high[r], p), bit2));
+    });
   }
 };
 
