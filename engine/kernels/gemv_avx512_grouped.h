@@ -140,7 +140,8 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // 100.5 to 83.9-84.9, Q4_0 from 76.2-76.4 to 66.0-71.8, IQ4_NL from
 // 76.1-79.2 to 69.1-70.6 and IQ4_XS from 81.3-82.5 to 75.3-77.4 (Q4_1 no
 // different). Q4_K, Q3_K and the five-bit lanes ran slower in pairs (Q5_K
-// 77 -> 132 ms: GCC 12 spills them), and Q2_K no faster, so they keep one
+// 77 -> 132 ms, GCC 12 leaving its paired add_group a call; flattened, no
+// clear gain in a noisy sitting), and Q2_K no faster, so they keep one
 // row. Streamed from memory, two rows at once are two streams, which
 // decoded one token slower there. Not measured on an Intel Xeon, which
 // loads two 64-byte vectors a cycle.
