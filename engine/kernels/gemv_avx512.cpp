@@ -296,8 +296,11 @@ struct GroupedQ6_K {
     const __m512i low = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
     const __m512i c01 = _mm512_loadu_si512(group + 64 * (k % 2)), c2 = _mm512_loadu_si512(group + 128);
     const __m512i nibbles = k < 2 ? c01 : _mm512_srli_epi16(c01, 4);
-    const unsigned c2_up = 4 - 2 * k;  // c2's bits for chunk k sit at 2k..2k+1 of each byte: to 4..5
-    const __m512i high = k < 2 ? _mm512_slli_epi16(c2, c2_up) : k == 2 ? c2 : _mm512_srli_epi16(c2, 2);
+    // c2's bits for chunk k sit at 2k..2k+1 of each byte: moved to 4..5.
+    const __m512i high = k == 0   ? _mm512_slli_epi16(c2, 4)
+                         : k == 1 ? _mm512_slli_epi16(c2, 2)
+                         : k == 2 ? c2
+                                  : _mm512_srli_epi16(c2, 2);
     return _mm512_or_si512(_mm512_and_si512(nibbles, low), _mm512_and_si512(high, bits45));
   }
   template <size_t M, size_t R>
