@@ -56,7 +56,7 @@ gemv_detail::QuantizeActivation quantizer(Isa isa, ActivationType type) {
 
 // act's Q8_32 blocks rearranged as gemv_detail::GroupedActivation describes:
 // lanes of `lane` elements (32 or 16) in groups of 16, zero-padded, 4 bytes
-// of each lane per chunk.
+// of each lane per chunk, a row's last group's chunks packed.
 void prepare_grouped(GemvActivation& act, size_t lane, int32_t unsigned_shift) {
   constexpr size_t kGroup = 16;
   const std::span<const BlockQ8Act> blocks = act.blocks<BlockQ8Act>();
@@ -70,8 +70,9 @@ void prepare_grouped(GemvActivation& act, size_t lane, int32_t unsigned_shift) {
     const BlockQ8Act& block = blocks[l * lane / 32];
     const int8_t* qs = block.qs + l * lane % 32;
     const size_t group = l / kGroup, slot = l % kGroup;
+    const size_t in_group = std::min(kGroup, n_lanes - kGroup * group);
     for (size_t k = 0; k < lane / 4; ++k)
-      std::memcpy(&act.grouped_qs[lane * kGroup * group + 64 * k + 4 * slot], qs + 4 * k, 4);
+      std::memcpy(&act.grouped_qs[lane * kGroup * group + 4 * in_group * k + 4 * slot], qs + 4 * k, 4);
     int32_t sum = 0;
     for (size_t j = 0; j < lane; ++j) sum += qs[j];
     act.grouped_d[l] = block.d;

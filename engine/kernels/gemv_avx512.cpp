@@ -122,18 +122,19 @@ struct BlockScaleAndMin {
 struct GroupedQ8_0 : BlockScale {
   static constexpr size_t kLane = 32, kLaneBytes = 32;
   static constexpr bool kPairRows = true;
+  static constexpr size_t kMostPerLoad = 8;
   static constexpr int32_t kShift = 128;
-  template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t count, __mmask16 lanes, const GroupedActivation* xs,
-                        size_t g, __m512i (*dot)[M]) {
+  template <size_t M, size_t R, typename Group>
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 8
-    for (size_t k = 0; k < 8; ++k) {
+    for (size_t k = 0; k < 8; k += Group::kPerLoad) {
       __m512i u[R];
 #pragma GCC unroll 4
       for (size_t r = 0; r < R; ++r)
-        u[r] = _mm512_xor_si512(_mm512_maskz_loadu_epi32(lanes, groups[r] + 4 * count * k),
+        u[r] = _mm512_xor_si512(load_chunks<M>(chunks, groups[r] + chunks.offset(k)),
                                 _mm512_set1_epi8(static_cast<char>(0x80)));
-      meet<M, R>(u, xs, 32 * g + 64 * k, dot);
+      meet<M, R>(u, xs, chunks, k, dot);
     }
   }
 };
@@ -147,20 +148,21 @@ template <__m512i (*Values)(__m512i nibbles)>
 struct NibbleLanesOf {
   static constexpr size_t kLane = 32, kLaneBytes = 16;
   static constexpr bool kPairRows = true;
-  template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t count, __mmask16 lanes, const GroupedActivation* xs,
-                        size_t g, __m512i (*dot)[M]) {
+  static constexpr size_t kMostPerLoad = 4;
+  template <size_t M, size_t R, typename Group>
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 4
-    for (size_t k = 0; k < 4; ++k) {
+    for (size_t k = 0; k < 4; k += Group::kPerLoad) {
       __m512i low[R], high[R];
 #pragma GCC unroll 4
       for (size_t r = 0; r < R; ++r) {
-        const __m512i w = _mm512_maskz_loadu_epi32(lanes, groups[r] + 4 * count * k);
+        const __m512i w = load_chunks<M>(chunks, groups[r] + chunks.offset(k));
         low[r] = Values(_mm512_and_si512(w, _mm512_set1_epi8(0x0f)));
         high[r] = Values(_mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0f)));
       }
-      meet<M, R>(low, xs, 32 * g + 64 * k, dot);
-      meet<M, R>(high, xs, 32 * g + 64 * (k + 4), dot);
+      meet<M, R>(low, xs, chunks, k, dot);
+      meet<M, R>(high, xs, chunks, k + 4, dot);
     }
   }
 };
@@ -183,29 +185,31 @@ using Iq4GridLanes = NibbleLanesOf<iq4_grid_plus_128>;
 
 // Lanes of 32 five-bit quants (Q5_0, Q5_1, Q5_K): the nibbles as
 // NibbleLanes', and a fifth chunk of their fifth bits, chunk k's at bits k
-// and 4 + k of its bytes (grouped_rows.h), shifted to bit 4.
+// and 4 + k of its bytes (grouped_rows.h), shifted to bit 4. A chunk a
+// load in a row's last group too: the shift differs per chunk.
 struct FiveBitLanes {
   static constexpr size_t kLane = 32, kLaneBytes = 20;
   static constexpr bool kPairRows = false;
-  template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t count, __mmask16 lanes, const GroupedActivation* xs,
-                        size_t g, __m512i (*dot)[M]) {
+  static constexpr size_t kMostPerLoad = 1;
+  template <size_t M, size_t R, typename Group>
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
     const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
     __m512i fifth[R];
 #pragma GCC unroll 4
-    for (size_t r = 0; r < R; ++r) fifth[r] = _mm512_maskz_loadu_epi32(lanes, groups[r] + 16 * count);
+    for (size_t r = 0; r < R; ++r) fifth[r] = load_chunks<M>(chunks, groups[r] + chunks.offset(4));
 #pragma GCC unroll 4
     for (unsigned k = 0; k < 4; ++k) {
       __m512i low[R], high[R];
 #pragma GCC unroll 4
       for (size_t r = 0; r < R; ++r) {
-        const __m512i w = _mm512_maskz_loadu_epi32(lanes, groups[r] + 4 * count * k);
+        const __m512i w = load_chunks<M>(chunks, groups[r] + chunks.offset(k));
         low[r] = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(_mm512_slli_epi16(fifth[r], 4 - k), bit4));
         high[r] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), nibble),
                                   _mm512_and_si512(_mm512_srli_epi16(fifth[r], k), bit4));
       }
-      meet<M, R>(low, xs, 32 * g + 64 * k, dot);
-      meet<M, R>(high, xs, 32 * g + 64 * (k + 4), dot);
+      meet<M, R>(low, xs, chunks, k, dot);
+      meet<M, R>(high, xs, chunks, k + 4, dot);
     }
   }
 };
@@ -281,6 +285,7 @@ struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {};
 struct GroupedQ6_K {
   static constexpr size_t kLane = 16, kLaneBytes = 12;
   static constexpr bool kPairRows = true;
+  static constexpr size_t kMostPerLoad = 0;  // a group is a super-block
   static constexpr int32_t kShift = 32;
   static constexpr bool kMin = false;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 18 * (n_lanes / 16); }
@@ -304,14 +309,14 @@ struct GroupedQ6_K {
     return _mm512_or_si512(_mm512_and_si512(nibbles, low), _mm512_and_si512(high, bits45));
   }
   template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t /*count*/, __mmask16 /*lanes*/,
-                        const GroupedActivation* xs, size_t g, __m512i (*dot)[M]) {
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 4
     for (unsigned k = 0; k < 4; ++k) {
       __m512i q[R];
 #pragma GCC unroll 4
       for (size_t r = 0; r < R; ++r) q[r] = six_bits(groups[r], k);
-      meet<M, R>(q, xs, 16 * g + 64 * k, dot);
+      meet<M, R>(q, xs, chunks, k, dot);
     }
   }
 };

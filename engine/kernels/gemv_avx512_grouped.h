@@ -50,19 +50,148 @@ struct PrefetchDistances {
   size_t far;
 };
 
-// Row r's chunk w[r] into its dot products with every activation, whose
-// chunk starts `at` bytes into its quants.
-template <size_t M, size_t R>
-[[gnu::always_inline]] inline void meet(const __m512i (&w)[R], const GroupedActivation* xs, size_t at,
+// Where a group's chunks are for add_group, and how many a load takes. A
+// whole group's 16 lanes take a chunk a load (64 bytes, the activation's
+// aligned). A row's last group of count < 16 lanes has chunks of 4 count
+// bytes, packed in the weights and the activation alike, so one load takes
+// kPerLoad of them, the first count kPerLoad int32 lanes: lane j of chunk
+// k + i in int32 lane count i + j. Unpacked, a last group of 2 lanes (576
+// columns: 16 + 2 lanes of Q8_0) cost as much as a whole one and held
+// SmolLM2's matrices to half Llama's GFLOP/s.
+struct WholeGroup {
+  static constexpr size_t kPerLoad = 1;
+  static constexpr __mmask16 lanes = 0xffff;
+  size_t at;  // the group's first activation byte
+  static size_t offset(size_t k) { return 64 * k; }
+  __m512i activation(const int8_t* qs, size_t k) const { return _mm512_load_si512(qs + at + 64 * k); }
+};
+template <size_t kChunksPerLoad>
+struct LastGroup {
+  static constexpr size_t kPerLoad = kChunksPerLoad;
+  __mmask16 lanes;
+  size_t at;
+  size_t count;
+  size_t offset(size_t k) const { return 4 * count * k; }
+  __m512i activation(const int8_t* qs, size_t k) const { return _mm512_maskz_loadu_epi32(lanes, qs + at + offset(k)); }
+};
+
+// The weights' chunk at p (and the next kPerLoad - 1 of a last group).
+// Against M > 1 activations, in a register: GCC 12 otherwise folds a whole
+// group's unmasked load into each of its uses (a nibble's two, a fifth
+// bit's eight), loading it again for each, which cost Q5_0's and Q5_K's
+// prefill 5% (BM_gemm_rows, Llama-3.2-1B gate/up, 512 tokens, 1 thread,
+// AMD EPYC Zen 4). Against one, folded: pinned, decode ran 7-15% slower
+// (Q4_0, Q4_1, Q5_0, Q5_1, 1 token).
+template <size_t M, typename Group>
+[[gnu::always_inline]] inline __m512i load_chunks(const Group& group, const std::byte* p) {
+  __m512i w = _mm512_maskz_loadu_epi32(group.lanes, p);
+  if constexpr (M > 1) asm("" : "+v"(w));
+  return w;
+}
+
+// Row r's chunks w[r] (chunk k, and the next kPerLoad - 1 of a last group)
+// into its dot products with every activation's.
+template <size_t M, size_t R, typename Group>
+[[gnu::always_inline]] inline void meet(const __m512i (&w)[R], const GroupedActivation* xs, const Group& group, size_t k,
                                         __m512i (*dot)[M]) {
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) {
-    __m512i x = _mm512_load_si512(xs[m].qs + at);
+    __m512i x = group.activation(xs[m].qs, k);
     // In a register: GCC 12 otherwise folds the load into every row's
     // vpdpbusd, loading it R times.
     if constexpr (R > 1) asm("" : "+v"(x));
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) dot[r][m] = _mm512_dpbusd_epi32(dot[r][m], w[r], x);
+  }
+}
+
+// kFoldedLanes[count][i] = i % count: a last group's scales spread to the
+// int32 lanes that hold its lanes' dot products.
+struct FoldedLanes {
+  alignas(64) int32_t lane[17][16];
+};
+constexpr FoldedLanes folded_lanes() {
+  FoldedLanes f{};
+  for (int count = 1; count <= 16; ++count)
+    for (int i = 0; i < 16; ++i) f.lane[count][i] = i % count;
+  return f;
+}
+inline constexpr FoldedLanes kFoldedLanes = folded_lanes();
+
+// A group's 16 scales spread to the int32 lanes of its chunks' dot
+// products: a last group's packed ones by kFoldedLanes.
+template <typename Group>
+[[gnu::always_inline]] inline __m512 spread(const Group& chunks, __m512 scales) {
+  if constexpr (Group::kPerLoad == 1) return scales;
+  else return _mm512_permutexvar_ps(_mm512_load_si512(kFoldedLanes.lane[chunks.count]), scales);
+}
+
+// One group of R rows (16 lanes, or a row's last) into acc[r][0..M):
+// each lane's integer dot product, then one convert and multiply-add by
+// its scales (and the mins times the activation's lane sums).
+template <typename Format, size_t M, size_t R, typename Group>
+[[gnu::always_inline]] inline void add_scaled_group(const std::byte* row, size_t stride, const std::byte* const* group,
+                                                    size_t g, __mmask16 slots, const Group& chunks,
+                                                    const GroupedActivation* xs, __m512 (*acc)[M]) {
+  Scales w[R];
+#pragma GCC unroll 4
+  for (size_t r = 0; r < R; ++r) w[r] = Format::scales(row + r * stride, g, slots);
+  __m512i dot[R][M];
+#pragma GCC unroll 8
+  for (size_t m = 0; m < M; ++m) {
+    // Unshifted formats' offsets are zero: a load saved per activation and
+    // group. A last group's lanes past its own are zero, so the offsets
+    // land in its first chunk's int32 lanes only.
+    const __m512i start = Format::kShift == 0 ? _mm512_setzero_si512() : _mm512_load_si512(xs[m].offsets + g);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) dot[r][m] = start;
+  }
+  // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
+  Format::template add_group<M, R>(group, chunks, xs, dot);
+#pragma GCC unroll 8
+  for (size_t m = 0; m < M; ++m) {
+    const __m512 xd = _mm512_load_ps(xs[m].d + g);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r) {
+      acc[r][m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r][m]), spread(chunks, _mm512_mul_ps(w[r].w, xd)), acc[r][m]);
+      if constexpr (Format::kMin) acc[r][m] = _mm512_fnmadd_ps(w[r].min, _mm512_load_ps(xs[m].sums + g), acc[r][m]);
+    }
+  }
+}
+
+// A row's last group, of count < 16 lanes, kPerLoad chunks a load.
+template <typename Format, size_t M, size_t R, size_t kPerLoad>
+[[gnu::always_inline]] inline void add_last_group_by(const std::byte* row, size_t stride, const std::byte* const* group,
+                                                     size_t g, size_t count, const GroupedActivation* xs,
+                                                     __m512 (*acc)[M]) {
+  const LastGroup<kPerLoad> chunks{static_cast<__mmask16>((1u << (count * kPerLoad)) - 1), Format::kLane * g, count};
+  add_scaled_group<Format, M, R>(row, stride, group, g, static_cast<__mmask16>((1u << count) - 1), chunks, xs, acc);
+}
+
+// A row's last group: as many of its chunks a load as fit 16 int32 lanes,
+// up to Format::kMostPerLoad (a power of two; 0 for the formats whose rows
+// are whole groups).
+template <typename Format, size_t M, size_t R>
+[[gnu::always_inline]] inline void add_last_group(const std::byte* row, size_t stride, const std::byte* const* group,
+                                                  size_t g, size_t count, const GroupedActivation* xs,
+                                                  __m512 (*acc)[M]) {
+  const size_t fit = 16 / count;
+  if constexpr (Format::kMostPerLoad >= 8)
+    if (fit >= 8) return add_last_group_by<Format, M, R, 8>(row, stride, group, g, count, xs, acc);
+  if constexpr (Format::kMostPerLoad >= 4)
+    if (fit >= 4) return add_last_group_by<Format, M, R, 4>(row, stride, group, g, count, xs, acc);
+  if constexpr (Format::kMostPerLoad >= 2)
+    if (fit >= 2) return add_last_group_by<Format, M, R, 2>(row, stride, group, g, count, xs, acc);
+  if constexpr (Format::kMostPerLoad >= 1) add_last_group_by<Format, M, R, 1>(row, stride, group, g, count, xs, acc);
+}
+
+// The lines `ahead` of a group's `bytes` of weights. Not a lambda: GCC 12
+// left that a call per group, which cost decode 13-50% (Q8_0, BM_gemm_rows,
+// 1 token).
+[[gnu::always_inline]] inline void prefetch_ahead(const std::byte* group, size_t bytes, PrefetchDistances ahead) {
+  for (size_t line = 0; line < bytes; line += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.near, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.far, _MM_HINT_T1);
   }
 }
 
@@ -79,38 +208,16 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 #pragma GCC unroll 8
     for (size_t m = 0; m < M; ++m) acc[r][m] = acc_out[r][m];
   }
-  for (size_t g = g_begin; g < g_end; g += 16) {
-    const size_t count = n_lanes - g < 16 ? n_lanes - g : 16;
-    const auto lanes = static_cast<__mmask16>(count == 16 ? 0xffff : (1u << count) - 1);
-    if constexpr (Prefetch)
-      for (size_t line = 0; line < 16 * Format::kLaneBytes; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(group[0]) + line + ahead.near, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(group[0]) + line + ahead.far, _MM_HINT_T1);
-      }
-    Scales w[R];
+  const size_t whole_end = g_begin + (g_end - g_begin) / 16 * 16;
+  for (size_t g = g_begin; g < whole_end; g += 16) {
+    if constexpr (Prefetch) prefetch_ahead(group[0], 16 * Format::kLaneBytes, ahead);
+    add_scaled_group<Format, M, R>(row, stride, group, g, 0xffff, WholeGroup{Format::kLane * g}, xs, acc);
 #pragma GCC unroll 4
-    for (size_t r = 0; r < R; ++r) w[r] = Format::scales(row + r * stride, g, lanes);
-    __m512i dot[R][M];
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) {
-      // Unshifted formats' offsets are zero: a load saved per activation and group.
-      const __m512i start = Format::kShift == 0 ? _mm512_setzero_si512() : _mm512_load_si512(xs[m].offsets + g);
-#pragma GCC unroll 4
-      for (size_t r = 0; r < R; ++r) dot[r][m] = start;
-    }
-    // Unrolled, or GCC 12 copies every dot[m] between registers per chunk.
-    Format::template add_group<M, R>(group, count, lanes, xs, g, dot);
-#pragma GCC unroll 8
-    for (size_t m = 0; m < M; ++m) {
-      const __m512 xd = _mm512_load_ps(xs[m].d + g);
-#pragma GCC unroll 4
-      for (size_t r = 0; r < R; ++r) {
-        acc[r][m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r][m]), _mm512_mul_ps(w[r].w, xd), acc[r][m]);
-        if constexpr (Format::kMin) acc[r][m] = _mm512_fnmadd_ps(w[r].min, _mm512_load_ps(xs[m].sums + g), acc[r][m]);
-      }
-    }
-#pragma GCC unroll 4
-    for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * count;
+    for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * 16;
+  }
+  if (whole_end < g_end) {
+    if constexpr (Prefetch) prefetch_ahead(group[0], (g_end - whole_end) * Format::kLaneBytes, ahead);
+    add_last_group<Format, M, R>(row, stride, group, whole_end, g_end - whole_end, xs, acc);
   }
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r)

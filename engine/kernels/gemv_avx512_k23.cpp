@@ -26,13 +26,14 @@ __m512i crumb_plane(__m512i chunk, unsigned p) {
 // cost that kernel 1.9x its time (BM_gemv q3_K_grouped, Llama-3.2-1B
 // gate/up).
 template <size_t M, size_t R, typename Plane>
-[[gnu::always_inline]] inline void add_planes(const GroupedActivation* xs, size_t g, __m512i (*dot)[M], Plane plane) {
+[[gnu::always_inline]] inline void add_planes(const GroupedActivation* xs, const WholeGroup& chunks, __m512i (*dot)[M],
+                                              Plane plane) {
 #pragma GCC unroll 4
   for (unsigned p = 0; p < 4; ++p) {
     __m512i q[R];
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) q[r] = plane(r, p);
-    meet<M, R>(q, xs, 16 * g + 64 * p, dot);
+    meet<M, R>(q, xs, chunks, p, dot);
   }
 }
 
@@ -48,6 +49,7 @@ template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin>
 struct SuperBlockLanes {
   static constexpr size_t kLane = 16, kLaneBytes = kBytes;
   static constexpr bool kPairRows = false;
+  static constexpr size_t kMostPerLoad = 0;  // a group is a super-block
   static constexpr int32_t kShift = kUnsignedShift;
   static constexpr bool kMin = kHasMin;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kHeader * (n_lanes / 16); }
@@ -67,12 +69,12 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
             scaled(_mm512_srli_epi32(sc, 4), d_dmin[1])};
   }
   template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t /*count*/, __mmask16 /*lanes*/,
-                        const GroupedActivation* xs, size_t g, __m512i (*dot)[M]) {
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
     __m512i crumbs[R];
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) crumbs[r] = _mm512_loadu_si512(groups[r]);
-    add_planes<M, R>(xs, g, dot, [&](size_t r, unsigned p) { return crumb_plane(crumbs[r], p); });
+    add_planes<M, R>(xs, chunks, dot, [&](size_t r, unsigned p) { return crumb_plane(crumbs[r], p); });
   }
 };
 
@@ -102,8 +104,8 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
     return p == 0 ? _mm512_slli_epi32(high, 2) : p == 1 ? _mm512_slli_epi32(high, 1) : p == 2 ? high : _mm512_srli_epi32(high, 1);
   }
   template <size_t M, size_t R>
-  static void add_group(const std::byte* const* groups, size_t /*count*/, __mmask16 /*lanes*/,
-                        const GroupedActivation* xs, size_t g, __m512i (*dot)[M]) {
+  [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
+                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
     __m512i crumbs[R], high[R];
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) {
@@ -111,7 +113,7 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
       high[r] = high_nibbles(groups[r]);
     }
     const __m512i bit2 = _mm512_set1_epi8(0x04);
-    add_planes<M, R>(xs, g, dot, [&](size_t r, unsigned p) {
+    add_planes<M, R>(xs, chunks, dot, [&](size_t r, unsigned p) {
       return _mm512_or_si512(crumb_plane(crumbs[r], p), _mm512_and_si512(at_bit2(high[r], p), bit2));
     });
   }

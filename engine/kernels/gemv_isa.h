@@ -24,8 +24,10 @@ using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void
 // layout (grouped_rows.h: 32 weights a lane, or 16 for Q2_K, Q3_K and
 // Q6_K), every group
 // of 16 lanes padded with zeros:
-//   qs: per group, chunks of 64 bytes, chunk c holding bytes 4c..4c+3 of
-//     every lane in turn, like the weights' chunks.
+//   qs: per group, chunks of 4n bytes (n lanes in the group: 16, but for
+//     a row's last group), chunk c holding bytes 4c..4c+3 of every lane in
+//     turn, like the weights' chunks; so a last group's chunks are as
+//     packed as its weights', and one vector load takes several.
 //   d: each lane's scale (its block's).
 //   offsets: one int32 per lane, -s sum of its quants, s being the
 //     kernel's grouped_shift: the kernels read the weights as unsigned
