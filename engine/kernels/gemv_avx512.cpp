@@ -189,7 +189,7 @@ using Iq4GridLanes = NibbleLanesOf<iq4_grid_plus_128>;
 // load in a row's last group too: the shift differs per chunk.
 struct FiveBitLanes {
   static constexpr size_t kLane = 32, kLaneBytes = 20;
-  static constexpr bool kPairRows = false;
+  static constexpr bool kPairRows = true;
   static constexpr size_t kMostPerLoad = 1;
   template <size_t M, size_t R, typename Group>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
@@ -269,14 +269,14 @@ struct SuperBlockScalesAndMins {
   }
 };
 
-// Q4_K: nibbles as Q4_0's, one row at a time (its scales and mins beside
-// two rows' nibbles measured 1-2% slower in pairs).
-struct GroupedQ4_K : NibbleLanes, SuperBlockScalesAndMins {
+// Q4_K: nibbles as Q4_0's.
+struct GroupedQ4_K : NibbleLanes, SuperBlockScalesAndMins {};
+
+// Q5_K: Q4_K's scales with five-bit lanes, one row at a time: two rows'
+// scales, mins and fifth bits spill registers, and paired it ran no faster.
+struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {
   static constexpr bool kPairRows = false;
 };
-
-// Q5_K: Q4_K's scales with five-bit lanes.
-struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {};
 
 // Q6_K: lanes are sub-blocks of 16, a group is one super-block (header:
 // 16 signed scales and d, 18 bytes), 6-bit q in 3 chunks (grouped_rows.h)

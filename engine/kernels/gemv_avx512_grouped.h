@@ -246,10 +246,12 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // alternations) took Q8_0 from 79.5-79.8 to 66.6-67.0 ms, Q6_K from 100.4-
 // 100.5 to 83.9-84.9, Q4_0 from 76.2-76.4 to 66.0-71.8, IQ4_NL from
 // 76.1-79.2 to 69.1-70.6 and IQ4_XS from 81.3-82.5 to 75.3-77.4 (Q4_1 no
-// different). Q4_K, Q3_K and the five-bit lanes ran slower in pairs (Q5_K
-// 77 -> 132 ms, GCC 12 leaving its paired add_group a call; flattened, no
-// clear gain in a noisy sitting), and Q2_K no faster, so they keep one
-// row. Streamed from memory, two rows at once are two streams, which
+// different). Q4_K, Q5_0, Q5_1 and Q2_K paired only once their weight
+// chunks stayed in registers (load_chunks) and their add_group was always
+// inlined: Q4_K from 75.4-77.5 to 68.5-69.2 ms, Q5_0 from 74.7-76.8 to
+// 62.7-63.1, Q5_1 from 76.2-76.6 to 70.2-73.4, Q2_K from 89.2-91.5 to
+// 82.1-88.8 (three alternations). Q3_K and Q5_K, whose paired rows spill
+// registers, ran no faster and keep one row. Streamed from memory, two rows at once are two streams, which
 // decoded one token slower there. Not measured on an Intel Xeon, which
 // loads two 64-byte vectors a cycle.
 constexpr size_t kStrip = 16;
