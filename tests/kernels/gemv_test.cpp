@@ -208,17 +208,18 @@ TEST_P(GemvQuantTest, MatchesScalarOnSameActivation) {
 // reference the same bits as the file's rows, and the SIMD grouped kernels
 // the same bound as MatchesScalarOnSameActivation; an ISA without a grouped
 // kernel for the format refuses them. Widths: groups of 1, 2 and 3 blocks,
-// a group of 16 and one of 2 (576) or 3 (608), 4 groups, 4 groups and one
-// of 1 block (2080); the super-block formats take 256, 768, 2048 and 2304
-// (Q4_K's lanes of 32: groups of 8, 16 + 8, 4 x 16, 4 x 16 + 8). 19 rows
-// are a strip of 16 and 3 more (the AVX-512 kernel's strips).
+// a group of 16 and one of 2 (576), 3 (608) or 12 (896), 4 groups, 4 groups
+// and one of 1 block (2080); the super-block formats take 256, 768, 1024,
+// 2048 and 2304 (Q4_K's lanes of 32: groups of 8, 16 + 8, 2 x 16, 4 x 16,
+// 4 x 16 + 8). 19 rows are a strip of 16 and 3 more (the AVX-512 kernel's
+// strips).
 class GemvGroupedTest : public GemvTest {};
 
 TEST_P(GemvGroupedTest, RegroupedRowsMatchFileRows) {
   constexpr int64_t kRows = 19;
   uint32_t seed = 11;
   std::vector<int64_t> widths;
-  for (int64_t c : {32, 64, 96, 576, 608, 2048, 2080})
+  for (int64_t c : {32, 64, 96, 576, 608, 896, 2048, 2080})
     if (widths.empty() || widths.back() != width(c)) widths.push_back(width(c));
   for (int64_t cols : widths) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
