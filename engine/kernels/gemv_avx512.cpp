@@ -183,30 +183,56 @@ __m512i iq4_grid_plus_128(__m512i nibbles) {
 }
 using Iq4GridLanes = NibbleLanesOf<iq4_grid_plus_128>;
 
+// A group's fifth chunk at p, the fifth bits of its lanes' weights (chunk
+// k's at bits k and 4 + k of its bytes, grouped_rows.h). A row's last
+// group packs kPerLoad chunks a load: its fifth chunk, count lanes (a
+// load of more would read past the row), is copied to each one's lanes.
+template <size_t M, typename Group>
+[[gnu::always_inline]] inline __m512i fifth_chunk(const Group& chunks, const std::byte* p) {
+  if constexpr (Group::kPerLoad == 1) return load_chunks<M>(chunks, p);
+  else
+    return _mm512_permutexvar_epi32(_mm512_load_si512(kFoldedLanes.lane[chunks.count]),
+                                    _mm512_maskz_loadu_epi32(chunks.one_chunk(), p));
+}
+
+// The fifth bits of the chunks a load at chunk k takes, moved to bit 4 of
+// each byte: the low nibbles' (Low) or the high ones'. A whole group's load
+// takes chunk k alone, so a constant shift does; a packed last group's
+// takes chunks k..k + kPerLoad - 1, each int32 lane shifted by its own.
+template <bool Low, typename Group>
+[[gnu::always_inline]] inline __m512i fifth_bits(const Group& chunks, __m512i fifth, unsigned k) {
+  if constexpr (Group::kPerLoad == 1) {
+    return Low ? _mm512_slli_epi16(fifth, 4 - k) : _mm512_srli_epi16(fifth, k);
+  } else {
+    const __m512i chunk = _mm512_add_epi32(_mm512_load_si512(kFoldedLanes.chunk[chunks.count]),
+                                           _mm512_set1_epi32(static_cast<int>(k)));
+    return Low ? _mm512_sllv_epi32(fifth, _mm512_sub_epi32(_mm512_set1_epi32(4), chunk))
+               : _mm512_srlv_epi32(fifth, chunk);
+  }
+}
+
 // Lanes of 32 five-bit quants (Q5_0, Q5_1, Q5_K): the nibbles as
-// NibbleLanes', and a fifth chunk of their fifth bits, chunk k's at bits k
-// and 4 + k of its bytes (grouped_rows.h), shifted to bit 4. A chunk a
-// load in a row's last group too: the shift differs per chunk.
+// NibbleLanes', and a fifth chunk of their fifth bits.
 struct FiveBitLanes {
   static constexpr size_t kLane = 32, kLaneBytes = 20;
   static constexpr bool kPairRows = true;
-  static constexpr size_t kMostPerLoad = 1;
+  static constexpr size_t kMostPerLoad = 4;
   template <size_t M, size_t R, typename Group>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
                                                const GroupedActivation* xs, __m512i (*dot)[M]) {
     const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
     __m512i fifth[R];
 #pragma GCC unroll 4
-    for (size_t r = 0; r < R; ++r) fifth[r] = load_chunks<M>(chunks, groups[r] + chunks.offset(4));
+    for (size_t r = 0; r < R; ++r) fifth[r] = fifth_chunk<M>(chunks, groups[r] + chunks.offset(4));
 #pragma GCC unroll 4
-    for (unsigned k = 0; k < 4; ++k) {
+    for (unsigned k = 0; k < 4; k += Group::kPerLoad) {
       __m512i low[R], high[R];
 #pragma GCC unroll 4
       for (size_t r = 0; r < R; ++r) {
         const __m512i w = load_chunks<M>(chunks, groups[r] + chunks.offset(k));
-        low[r] = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(_mm512_slli_epi16(fifth[r], 4 - k), bit4));
+        low[r] = _mm512_or_si512(_mm512_and_si512(w, nibble), _mm512_and_si512(fifth_bits<true>(chunks, fifth[r], k), bit4));
         high[r] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), nibble),
-                                  _mm512_and_si512(_mm512_srli_epi16(fifth[r], k), bit4));
+                                  _mm512_and_si512(fifth_bits<false>(chunks, fifth[r], k), bit4));
       }
       meet<M, R>(low, xs, chunks, k, dot);
       meet<M, R>(high, xs, chunks, k + 4, dot);

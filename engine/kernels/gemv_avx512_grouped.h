@@ -72,6 +72,7 @@ struct LastGroup {
   size_t at;
   size_t count;
   size_t offset(size_t k) const { return 4 * count * k; }
+  __mmask16 one_chunk() const { return static_cast<__mmask16>((1u << count) - 1); }
   __m512i activation(const int8_t* qs, size_t k) const { return _mm512_maskz_loadu_epi32(lanes, qs + at + offset(k)); }
 };
 
@@ -105,15 +106,21 @@ template <size_t M, size_t R, typename Group>
   }
 }
 
-// kFoldedLanes[count][i] = i % count: a last group's scales spread to the
-// int32 lanes that hold its lanes' dot products.
+// A last group of count lanes packed in int32 lanes: lane[count][i] = i %
+// count, the group's lane there, by which its scales spread to the int32
+// lanes that hold their dot products; chunk[count][i] = i / count, which
+// of a load's chunks is there.
 struct FoldedLanes {
   alignas(64) int32_t lane[17][16];
+  alignas(64) int32_t chunk[17][16];
 };
 constexpr FoldedLanes folded_lanes() {
   FoldedLanes f{};
   for (int count = 1; count <= 16; ++count)
-    for (int i = 0; i < 16; ++i) f.lane[count][i] = i % count;
+    for (int i = 0; i < 16; ++i) {
+      f.lane[count][i] = i % count;
+      f.chunk[count][i] = i / count;
+    }
   return f;
 }
 inline constexpr FoldedLanes kFoldedLanes = folded_lanes();
