@@ -99,11 +99,12 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, false> {
     const __m128i sc = _mm_or_si128(low, _mm_slli_epi32(high, 4));
     return {scaled(_mm512_sub_epi32(_mm512_cvtepu8_epi32(sc), _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
   }
-  // Byte i of each lane's 4 gets nibble i of its 2 bytes of high bits.
+  // Byte i of each lane's 4 gets nibble i of its 2 bytes of high bits in
+  // its low 4 bits: each byte widened to a word, whose high byte then takes
+  // its high nibble. The bits above are left for at_bit2's mask to drop.
   static __m512i high_nibbles(const std::byte* group) {
-    const __m512i high16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(group + 64)));
-    const __m512i bytes = _mm512_and_si512(_mm512_or_si512(high16, _mm512_slli_epi32(high16, 8)), _mm512_set1_epi32(0x00ff00ff));
-    return _mm512_and_si512(_mm512_or_si512(bytes, _mm512_slli_epi32(bytes, 4)), _mm512_set1_epi32(0x0f0f0f0f));
+    const __m512i words = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(group + 64)));
+    return _mm512_or_si512(words, _mm512_slli_epi16(words, 4));
   }
   // Bit p of each byte of `high` moved to bit 2.
   static __m512i at_bit2(__m512i high, unsigned p) {
