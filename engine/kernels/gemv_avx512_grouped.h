@@ -257,10 +257,12 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // chunks stayed in registers (load_chunks) and their add_group was always
 // inlined: Q4_K from 75.4-77.5 to 68.5-69.2 ms, Q5_0 from 74.7-76.8 to
 // 62.7-63.1, Q5_1 from 76.2-76.6 to 70.2-73.4, Q2_K from 89.2-91.5 to
-// 82.1-88.8 (three alternations). Q3_K and Q5_K, whose paired rows spill
-// registers, ran no faster and keep one row. Streamed from memory, two
-// rows at once are two streams, which decoded one token slower there. Not
-// measured on an Intel Xeon, which loads two 64-byte vectors a cycle.
+// 82.1-88.8 (three alternations). Q3_K paired once its high bits took
+// three ops and no constants: 92.5-98.1 to 86.5-90.4 ms. Q5_K, whose
+// paired rows spill registers, ran 2% slower and keeps one row. Streamed
+// from memory, two rows at once are two streams, which decoded one token
+// slower there. Not measured on an Intel Xeon, which loads two 64-byte
+// vectors a cycle.
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 constexpr size_t kPairTokens = 4;

@@ -81,8 +81,7 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true, true> {
 // -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
 // 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
-// One row at a time: paired, it ran no faster.
-struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, false> {
+struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, true> {
   // The scales as unpack_q3_k_scales' four words, all four at once from
   // the packed words p0 p1 p2: low nibbles [p0, p1, p0 >> 4, p1 >> 4],
   // high 2 bits p2 >> 0, 2, 4, 6. Word by word in scalar registers, this
