@@ -191,8 +191,8 @@ __m256 iq4_xs_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // activation blocks it meets. Activation block a's weights have their 2
 // low bits in bytes 32 (a / 4) .. + 31 at bits 2 (a % 4) (crumb_at), one
 // byte a weight, and Q3_K's high bits in hmask's 32 bytes at bit a
-// (high_bit_at). maddubs takes q unsigned (Q2_K) or by the sign trick
-// (Q3_K's q - 4 in [-4, 3]) into pairs of int16 (at most 2 * 4 * 127), the
+// (high_bit_at). maddubs takes q unsigned (Q3_K's in 0..7) into pairs of
+// int16 (at most 2 * 7 * 127), the
 // low 128 bits sub-block 2a's, the high ones 2a + 1's, and madd weighs them
 // by their scales: ggml's integer sum per sub-block pair, then one FMA by
 // d and the activation's d per block (vec_dot_q2_K_q8_K, vec_dot_q3_K_q8_K
@@ -246,45 +246,74 @@ __m256 add_scaled(__m256 acc, ByBlock by_block, float d, __m256 x_d) {
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lane_sums(by_block)), _mm256_mul_ps(_mm256_set1_ps(d), x_d), acc);
 }
 
-// Q2_K: w = d sc q - dmin m; the mins meet the activation as bytes, m of
-// each half times its 16 quants (the sums BlockQ8Act does not carry).
+// Byte shuffles that spread block a's two sub-block scales from 8 int16
+// held in both 128-bit halves: word 2a % 8 over the low half, word
+// (2a + 1) % 8 over the high one.
+struct HalfScaleShuffles {
+  alignas(32) uint8_t control[4][32];
+};
+constexpr HalfScaleShuffles half_scale_shuffles() {
+  HalfScaleShuffles h{};
+  for (unsigned a = 0; a < 4; ++a)
+    for (unsigned i = 0; i < 32; ++i) {
+      const unsigned word = 2 * a + i / 16;
+      h.control[a][i] = static_cast<uint8_t>(2 * word + i % 2);
+    }
+  return h;
+}
+inline constexpr HalfScaleShuffles kHalfScaleShuffles = half_scale_shuffles();
+
+// Q2_K: w = d sc q - dmin m; the mins meet x's pair sums (one maddubs by
+// ones: BlockQ8Act carries sums of 32, not of the 16 a min covers). Block
+// a's two scales and two mins come from the 16 of each by a byte shuffle.
 __m256 q2_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
-  uint8_t packed[16];
-  std::memcpy(packed, block + offsetof(BlockQ2_K, scales), sizeof(packed));
-  int16_t sc[16];
-  for (size_t j = 0; j < 16; ++j) sc[j] = static_cast<int16_t>(packed[j] & 0x0f);
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + offsetof(BlockQ2_K, scales)));
+  const __m128i low = _mm_set1_epi8(0x0f);
+  const __m256i sc = _mm256_cvtepu8_epi16(_mm_and_si128(packed, low));
+  const __m256i m = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low));
+  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
+  const __m256i m_of[2] = {_mm256_permute4x64_epi64(m, 0x44), _mm256_permute4x64_epi64(m, 0xee)};
   const float d = f16_scale(block + offsetof(BlockQ2_K, d)), dmin = f16_scale(block + offsetof(BlockQ2_K, dmin));
+#pragma GCC unroll 8
   for (unsigned a = 0; a < 8; ++a) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
     const __m256i q = low_crumbs(block + offsetof(BlockQ2_K, qs), a);
-    const __m256i scaled = _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), per_half(sc, a));
-    const __m256i m = _mm256_set_m128i(_mm_set1_epi8(static_cast<char>(packed[2 * a + 1] >> 4)),
-                                       _mm_set1_epi8(static_cast<char>(packed[2 * a] >> 4)));
-    const __m256i mins = dot_u8_s8(m, xq);
+    const __m256i halves = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4]));
+    const __m256i scaled =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), _mm256_shuffle_epi8(sc_of[a / 4], halves));
+    const __m256i mins =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), xq), _mm256_shuffle_epi8(m_of[a / 4], halves));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(scaled), _mm256_set1_ps(d * x[a].d), acc);
     acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(dmin * x[a].d), acc);
   }
   return acc;
 }
 
-// Q3_K: w = d (s - 32) (q - 4), q = low 2 bits + 4 x high bit.
+// Q3_K: w = d (s - 32) (q - 4), q = low 2 bits + 4 x high bit, unsigned in
+// 0..7, so maddubs takes it as it is and the - 4 leaves as 4 x's pair sums
+// (one maddubs more, instead of two sign flips); block a's two scales come
+// from the 16 by one byte shuffle, its high bits from hmask's bit a by one
+// shift.
+__m256i q3_k_high_bits(__m256i hmask, unsigned a) {
+  const __m256i at_bit2 = a < 2 ? _mm256_sll_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(2 - a)))
+                                : _mm256_srl_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(a - 2)));
+  return _mm256_and_si256(at_bit2, _mm256_set1_epi8(4));
+}
 __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   const Q3KScales six_bits = unpack_q3_k_scales(block + offsetof(BlockQ3_K, scales));
-  uint8_t s[16];
-  std::memcpy(s, six_bits.word, sizeof(s));
-  int16_t sc[16];
-  for (size_t j = 0; j < 16; ++j) sc[j] = static_cast<int16_t>(s[j] - 32);
+  const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(six_bits.word))),
+                                      _mm256_set1_epi16(32));
+  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
   const __m256i hmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(BlockQ3_K, hmask)));
   const float d = f16_scale(block + offsetof(BlockQ3_K, d));
+#pragma GCC unroll 8
   for (unsigned a = 0; a < 8; ++a) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
-    const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << a));
-    const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit), _mm256_set1_epi8(4));
-    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), high),
-                                      _mm256_set1_epi8(4));
-    const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, per_half(sc, a))), _mm256_set1_ps(d * x[a].d),
-                          acc);
+    const __m256i q = _mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), q3_k_high_bits(hmask, a));
+    const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, xq), _mm256_maddubs_epi16(_mm256_set1_epi8(4), xq));
+    const __m256i half_scales = _mm256_shuffle_epi8(
+        sc_of[a / 4], _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4])));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, half_scales)), _mm256_set1_ps(d * x[a].d), acc);
   }
   return acc;
 }
