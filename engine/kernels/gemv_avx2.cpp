@@ -205,11 +205,6 @@ __m256i low_crumbs(const std::byte* qs, unsigned a) {
                           _mm256_set1_epi8(0x03));
 }
 
-// 16 int16 of sub-block 2a's value, then 16 of 2a + 1's.
-__m256i per_half(const int16_t* of_sub, unsigned a) {
-  return _mm256_set_m128i(_mm_set1_epi16(of_sub[2 * a + 1]), _mm_set1_epi16(of_sub[2 * a]));
-}
-
 // The K-quants' super-block meets 8 activation blocks, whose integer dot
 // products (8 lanes each) are scaled once, in one multiply-add for all 8,
 // instead of by a broadcast scalar each. by_block(a) gives block a's; they
@@ -356,25 +351,25 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // Q6_K: w = d sc (q - 32), sub-blocks of 16, q's low nibble in ql and its
 // high 2 bits in qh placed as Q2_K's quants (low_crumbs). Activation block
 // a's weights have their nibbles in ql's 32 bytes 2 (a / 4) + a % 2, low
-// for a % 4 < 2, high otherwise. q - 32 in [-32, 31] meets x by the sign
-// trick into pairs of int16 (at most 2 * 32 * 127), weighed by the signed
-// scales of sub-blocks 2a and 2a + 1 (vec_dot_q6_K_q8_K).
+// for a % 4 < 2, high otherwise. q in 0..63 goes into maddubs unsigned and
+// the - 32 leaves as 32 x's pair sums, pairs of int16 (at most 2 * 63 *
+// 127), weighed by the signed scales of sub-blocks 2a and 2a + 1, which one
+// byte shuffle takes from the 16 (vec_dot_q6_K_q8_K).
 __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
-  int8_t packed[16];
-  std::memcpy(packed, block + offsetof(BlockQ6_K, scales), sizeof(packed));
-  int16_t sc[16];
-  for (size_t j = 0; j < 16; ++j) sc[j] = packed[j];
+  const __m256i sc =
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + offsetof(BlockQ6_K, scales))));
+  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
   const float d = f16_scale(block + offsetof(BlockQ6_K, d));
   return add_scaled(acc, [&](unsigned a) {
     const __m256i ql = _mm256_loadu_si256(
         reinterpret_cast<const __m256i*>(block + offsetof(BlockQ6_K, ql) + 32 * (2 * (a / 4) + a % 2)));
     const __m256i low = _mm256_and_si256(_mm256_srl_epi16(ql, _mm_cvtsi32_si128(static_cast<int>(4 * ((a % 4) / 2)))),
                                          _mm256_set1_epi8(0x0f));
-    const __m256i high = _mm256_slli_epi16(low_crumbs(block + offsetof(BlockQ6_K, qh), a), 4);
-    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+    const __m256i q = _mm256_or_si256(low, _mm256_slli_epi16(low_crumbs(block + offsetof(BlockQ6_K, qh), a), 4));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
-    const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(xq, w));
-    return _mm256_madd_epi16(pairs, per_half(sc, a));
+    const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, xq), _mm256_maddubs_epi16(_mm256_set1_epi8(32), xq));
+    const __m256i halves = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4]));
+    return _mm256_madd_epi16(pairs, _mm256_shuffle_epi8(sc_of[a / 4], halves));
   }, d, activation_d(x));
 }
 
