@@ -340,9 +340,10 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * (j / 2)));
     __m256i q = _mm256_and_si256(j % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4), low_nibbles);
     if constexpr (requires { Block::qh; }) {
-      const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << j));
-      q = _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit), bit),
-                                              _mm256_set1_epi8(0x10)));
+      // Bit j of each byte to bit 4 by one shift (within the byte: j <= 7).
+      const __m256i at_bit4 = j <= 4 ? _mm256_sll_epi16(qh, _mm_cvtsi32_si128(static_cast<int>(4 - j)))
+                                     : _mm256_srl_epi16(qh, _mm_cvtsi32_si128(static_cast<int>(j - 4)));
+      q = _mm256_or_si256(q, _mm256_and_si256(at_bit4, _mm256_set1_epi8(0x10)));
     }
     return dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
   };
