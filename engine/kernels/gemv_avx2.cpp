@@ -174,9 +174,9 @@ __m256 iq4_nl_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // low bits in bytes 32 (a / 4) .. + 31 at bits 2 (a % 4) (crumb_at), one
 // byte a weight, and Q3_K's high bits in hmask's 32 bytes at bit a
 // (high_bit_at). maddubs takes q unsigned (Q3_K's in 0..7) into pairs of
-// int16 (at most 2 * 7 * 127), the
-// low 128 bits sub-block 2a's, the high ones 2a + 1's, and madd weighs them
-// by their scales: ggml's integer sum per sub-block pair, then one FMA by
+// int16 (at most 2 * 7 * 127), the low 128 bits sub-block 2a's, the high
+// ones 2a + 1's, and madd weighs them by their scales (SubBlockValues):
+// ggml's integer sum per sub-block pair, then one FMA by
 // d and the activation's d per block (vec_dot_q2_K_q8_K, vec_dot_q3_K_q8_K
 // over blocks of 256). Reduced into one vector first as Q4_K to Q6_K are
 // (lane_sums), Q2_K ran 3-5% and Q3_K 22% slower: their quants' unpacking
@@ -230,7 +230,7 @@ __m256 add_scaled(__m256 acc, ByBlock by_block, float d, __m256 x_d) {
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lane_sums(by_block)), _mm256_mul_ps(_mm256_set1_ps(d), x_d), acc);
 }
 
-// Byte shuffles that spread block a's two sub-block scales from 8 int16
+// Byte shuffles that spread block a's two sub-block values from 8 int16
 // held in both 128-bit halves: word 2a % 8 over the low half, word
 // (2a + 1) % 8 over the high one.
 struct HalfScaleShuffles {
@@ -247,26 +247,34 @@ constexpr HalfScaleShuffles half_scale_shuffles() {
 }
 inline constexpr HalfScaleShuffles kHalfScaleShuffles = half_scale_shuffles();
 
+// A super-block's 16 sub-block values (scales or mins, int16), held as 0-7
+// and 8-15 each in both 128-bit halves, so that activation block a's two,
+// sub-blocks 2a's over the low half and 2a + 1's over the high one (as
+// maddubs pairs them for madd), take one byte shuffle.
+struct SubBlockValues {
+  __m256i eight[2];
+  explicit SubBlockValues(__m256i sixteen)
+      : eight{_mm256_permute4x64_epi64(sixteen, 0x44), _mm256_permute4x64_epi64(sixteen, 0xee)} {}
+  __m256i of_block(unsigned a) const {
+    return _mm256_shuffle_epi8(eight[a / 4],
+                               _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4])));
+  }
+};
+
 // Q2_K: w = d sc q - dmin m; the mins meet x's pair sums (one maddubs by
-// ones: BlockQ8Act carries sums of 32, not of the 16 a min covers). Block
-// a's two scales and two mins come from the 16 of each by a byte shuffle.
+// ones: BlockQ8Act carries sums of 32, not of the 16 a min covers).
 __m256 q2_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + offsetof(BlockQ2_K, scales)));
   const __m128i low = _mm_set1_epi8(0x0f);
-  const __m256i sc = _mm256_cvtepu8_epi16(_mm_and_si128(packed, low));
-  const __m256i m = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low));
-  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
-  const __m256i m_of[2] = {_mm256_permute4x64_epi64(m, 0x44), _mm256_permute4x64_epi64(m, 0xee)};
+  const SubBlockValues sc(_mm256_cvtepu8_epi16(_mm_and_si128(packed, low)));
+  const SubBlockValues m(_mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low)));
   const float d = f16_scale(block + offsetof(BlockQ2_K, d)), dmin = f16_scale(block + offsetof(BlockQ2_K, dmin));
 #pragma GCC unroll 8
   for (unsigned a = 0; a < 8; ++a) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
     const __m256i q = low_crumbs(block + offsetof(BlockQ2_K, qs), a);
-    const __m256i halves = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4]));
-    const __m256i scaled =
-        _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), _mm256_shuffle_epi8(sc_of[a / 4], halves));
-    const __m256i mins =
-        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), xq), _mm256_shuffle_epi8(m_of[a / 4], halves));
+    const __m256i scaled = _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), sc.of_block(a));
+    const __m256i mins = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), xq), m.of_block(a));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(scaled), _mm256_set1_ps(d * x[a].d), acc);
     acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(dmin * x[a].d), acc);
   }
@@ -275,9 +283,8 @@ __m256 q2_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 
 // Q3_K: w = d (s - 32) (q - 4), q = low 2 bits + 4 x high bit, unsigned in
 // 0..7, so maddubs takes it as it is and the - 4 leaves as 4 x's pair sums
-// (one maddubs more, instead of two sign flips); block a's two scales come
-// from the 16 by one byte shuffle, its high bits from hmask's bit a by one
-// shift.
+// (one maddubs more, instead of two sign flips); its high bits come from
+// hmask's bit a by one shift.
 __m256i q3_k_high_bits(__m256i hmask, unsigned a) {
   const __m256i at_bit2 = a < 2 ? _mm256_sll_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(2 - a)))
                                 : _mm256_srl_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(a - 2)));
@@ -285,9 +292,8 @@ __m256i q3_k_high_bits(__m256i hmask, unsigned a) {
 }
 __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   const Q3KScales six_bits = unpack_q3_k_scales(block + offsetof(BlockQ3_K, scales));
-  const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(six_bits.word))),
-                                      _mm256_set1_epi16(32));
-  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
+  const SubBlockValues sc(_mm256_sub_epi16(
+      _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(six_bits.word))), _mm256_set1_epi16(32)));
   const __m256i hmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(BlockQ3_K, hmask)));
   const float d = f16_scale(block + offsetof(BlockQ3_K, d));
 #pragma GCC unroll 8
@@ -295,9 +301,7 @@ __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
     const __m256i q = _mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), q3_k_high_bits(hmask, a));
     const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, xq), _mm256_maddubs_epi16(_mm256_set1_epi8(4), xq));
-    const __m256i half_scales = _mm256_shuffle_epi8(
-        sc_of[a / 4], _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4])));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, half_scales)), _mm256_set1_ps(d * x[a].d), acc);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, sc.of_block(a))), _mm256_set1_ps(d * x[a].d), acc);
   }
   return acc;
 }
@@ -366,12 +370,11 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 // a's weights have their nibbles in ql's 32 bytes 2 (a / 4) + a % 2, low
 // for a % 4 < 2, high otherwise. q in 0..63 goes into maddubs unsigned and
 // the - 32 leaves as 32 x's pair sums, pairs of int16 (at most 2 * 63 *
-// 127), weighed by the signed scales of sub-blocks 2a and 2a + 1, which one
-// byte shuffle takes from the 16 (vec_dot_q6_K_q8_K).
+// 127), weighed by the signed scales of sub-blocks 2a and 2a + 1
+// (vec_dot_q6_K_q8_K).
 __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
-  const __m256i sc =
-      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + offsetof(BlockQ6_K, scales))));
-  const __m256i sc_of[2] = {_mm256_permute4x64_epi64(sc, 0x44), _mm256_permute4x64_epi64(sc, 0xee)};
+  const SubBlockValues sc(
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + offsetof(BlockQ6_K, scales)))));
   const float d = f16_scale(block + offsetof(BlockQ6_K, d));
   return add_scaled(acc, [&](unsigned a) {
     const __m256i ql = _mm256_loadu_si256(
@@ -381,8 +384,7 @@ __m256 q6_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     const __m256i q = _mm256_or_si256(low, _mm256_slli_epi16(low_crumbs(block + offsetof(BlockQ6_K, qh), a), 4));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
     const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, xq), _mm256_maddubs_epi16(_mm256_set1_epi8(32), xq));
-    const __m256i halves = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfScaleShuffles.control[a % 4]));
-    return _mm256_madd_epi16(pairs, _mm256_shuffle_epi8(sc_of[a / 4], halves));
+    return _mm256_madd_epi16(pairs, sc.of_block(a));
   }, d, activation_scales(x).d);
 }
 
