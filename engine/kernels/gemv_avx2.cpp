@@ -169,6 +169,15 @@ __m256 iq4_nl_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_set1_ps(f16_scale(block) * x->d), acc);
 }
 
+// Bit `from` of every byte moved to bit `to`, its other bits cleared, by
+// one 16-bit shift: what lands in bit `to` always comes from the same
+// byte. Q3_K's and Q5_K's high bits, bit j of their bytes for block j.
+__m256i bit_to(__m256i bytes, unsigned from, unsigned to) {
+  const __m256i moved = from <= to ? _mm256_sll_epi16(bytes, _mm_cvtsi32_si128(static_cast<int>(to - from)))
+                                   : _mm256_srl_epi16(bytes, _mm_cvtsi32_si128(static_cast<int>(from - to)));
+  return _mm256_and_si256(moved, _mm256_set1_epi8(static_cast<char>(1u << to)));
+}
+
 // Q2_K and Q3_K, a super-block at a time: x is the first of the 8
 // activation blocks it meets. Activation block a's weights have their 2
 // low bits in bytes 32 (a / 4) .. + 31 at bits 2 (a % 4) (crumb_at), one
@@ -283,23 +292,17 @@ __m256 q2_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
 
 // Q3_K: w = d (s - 32) (q - 4), q = low 2 bits + 4 x high bit, unsigned in
 // 0..7, so maddubs takes it as it is and the - 4 leaves as 4 x's pair sums
-// (one maddubs more, instead of two sign flips); its high bits come from
-// hmask's bit a by one shift.
-__m256i q3_k_high_bits(__m256i hmask, unsigned a) {
-  const __m256i at_bit2 = a < 2 ? _mm256_sll_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(2 - a)))
-                                : _mm256_srl_epi16(hmask, _mm_cvtsi32_si128(static_cast<int>(a - 2)));
-  return _mm256_and_si256(at_bit2, _mm256_set1_epi8(4));
-}
+// (one maddubs more, instead of two sign flips); its high bits are hmask's
+// bit a.
 __m256 q3_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
-  const Q3KScales six_bits = unpack_q3_k_scales(block + offsetof(BlockQ3_K, scales));
-  const SubBlockValues sc(_mm256_sub_epi16(
-      _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(six_bits.word))), _mm256_set1_epi16(32)));
+  const SubBlockValues sc(_mm256_sub_epi16(_mm256_cvtepu8_epi16(unpack_q3_k_scales(block + offsetof(BlockQ3_K, scales))),
+                                           _mm256_set1_epi16(32)));
   const __m256i hmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(BlockQ3_K, hmask)));
   const float d = f16_scale(block + offsetof(BlockQ3_K, d));
 #pragma GCC unroll 8
   for (unsigned a = 0; a < 8; ++a) {
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a].qs));
-    const __m256i q = _mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), q3_k_high_bits(hmask, a));
+    const __m256i q = _mm256_or_si256(low_crumbs(block + offsetof(BlockQ3_K, qs), a), bit_to(hmask, a, 2));
     const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, xq), _mm256_maddubs_epi16(_mm256_set1_epi8(4), xq));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, sc.of_block(a))), _mm256_set1_ps(d * x[a].d), acc);
   }
@@ -350,10 +353,7 @@ __m256 q45_k_block(const std::byte* block, const BlockQ8Act* x, __m256 acc) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + offsetof(Block, qs) + 32 * (j / 2)));
     __m256i q = _mm256_and_si256(j % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4), low_nibbles);
     if constexpr (requires { Block::qh; }) {
-      // Bit j of each byte to bit 4 by one shift (within the byte: j <= 7).
-      const __m256i at_bit4 = j <= 4 ? _mm256_sll_epi16(qh, _mm_cvtsi32_si128(static_cast<int>(4 - j)))
-                                     : _mm256_srl_epi16(qh, _mm_cvtsi32_si128(static_cast<int>(j - 4)));
-      q = _mm256_or_si256(q, _mm256_and_si256(at_bit4, _mm256_set1_epi8(0x10)));
+      q = _mm256_or_si256(q, bit_to(qh, j, 4));
     }
     return dot_u8_s8(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].qs)));
   };

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_avx512_grouped.h"
+#include "engine/kernels/k_scales.h"
 
 namespace pdbench::gemv_detail {
 
@@ -82,21 +83,12 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true, true> {
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
 // 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
 struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, true> {
-  // The scales as unpack_q3_k_scales' four words, all four at once from
-  // the packed words p0 p1 p2: low nibbles [p0, p1, p0 >> 4, p1 >> 4],
-  // high 2 bits p2 >> 0, 2, 4, 6. Word by word in scalar registers, this
-  // took a quarter of one token's time (BM_gemm_rows, Llama-3.2-1B gate/up).
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
     uint16_t d;
     std::memcpy(&d, h + 12, sizeof(d));
-    const __m128i p = _mm_maskz_loadu_epi32(0x7, h);
-    const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 1, 0)), _mm_setr_epi32(0, 0, 4, 4)),
-                                      _mm_set1_epi32(0x0f0f0f0f));
-    const __m128i high = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(p, _MM_SHUFFLE(2, 2, 2, 2)), _mm_setr_epi32(0, 2, 4, 6)),
-                                       _mm_set1_epi32(0x03030303));
-    const __m128i sc = _mm_or_si128(low, _mm_slli_epi32(high, 4));
-    return {scaled(_mm512_sub_epi32(_mm512_cvtepu8_epi32(sc), _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
+    const __m512i sc = _mm512_cvtepu8_epi32(unpack_q3_k_scales(h));
+    return {scaled(_mm512_sub_epi32(sc, _mm512_set1_epi32(32)), d), _mm512_setzero_ps()};
   }
   // Byte i of each lane's 4 gets nibble i of its 2 bytes of high bits in
   // its low 4 bits: each byte widened to a word, whose high byte then takes
