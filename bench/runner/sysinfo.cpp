@@ -23,6 +23,8 @@
 #include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
+#include "engine/kernels/row_pairing.h"
+#include "engine/kernels/weight_format.h"
 #include "engine/profile/op_profile.h"
 #include "engine/util/aligned_vector.h"
 
@@ -206,6 +208,21 @@ nlohmann::json read_cache() {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
+// "pairs: q8_0 q4_0 ...; one: q5_K (measured)": how gemm_rows reads each
+// format's rows from L2 here (row_pairing.h), or "none" on an ISA without
+// paired kernels.
+std::string grouped_row_pairs() {
+  std::string pairs, one, source;
+  for (const WeightFormat& format : weight_formats()) {
+    if (!can_pair_rows(format.type)) continue;
+    const RowPairing choice = row_pairing(selected_isa(), format.type);
+    (choice.pairs ? pairs : one) += " " + std::string(traits(format.type).name);
+    source = choice.source;
+  }
+  if (source.empty()) return "none";
+  return "pairs:" + (pairs.empty() ? " none" : pairs) + "; one:" + (one.empty() ? " none" : one) + " (" + source + ")";
+}
+
 }  // namespace
 
 nlohmann::json system_facts() {
@@ -241,6 +258,7 @@ nlohmann::json system_facts() {
   f["gemv_isa"] = std::string(isa_name(selected_isa()));
   const FloatGemmChoice bf16_files = float_gemm_choice();
   f["bf16_weights_gemm"] = std::string(gemm_precision_name(bf16_files.precision)) + " (" + bf16_files.source + ")";
+  f["grouped_row_pairs"] = grouped_row_pairs();
   return f;
 }
 

@@ -10,6 +10,7 @@
 #include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/grouped_rows.h"
+#include "engine/kernels/row_pairing.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -154,7 +155,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
     const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
-    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, true);
+    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, gemv_detail::RowRead::Streamed);
   }
   const void* x = act.f32 != nullptr ? static_cast<const void*>(act.f32) : act.quantized.data();
   file_rows_kernel(isa, w)(first, stride, cols, x, out, n);
@@ -162,14 +163,27 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
 
 bool gemv_batches(const MatrixView& w, Isa isa) { return grouped_kernel_or_null(isa, w) != nullptr; }
 
+bool can_pair_rows(TensorType type, Isa isa) {
+  return gemv_layout(type, isa) == RowLayout::GroupedQuants && kernels_for(isa, type).pairs_rows;
+}
+
 void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                int64_t row_begin, int64_t row_end, Isa isa) {
+  // Up to a tile of tokens, every row comes from memory: nothing to choose.
+  const bool pairs = acts.size() > kGemvMaxBatch && w.layout == RowLayout::GroupedQuants &&
+                     can_pair_rows(w.type, isa) && row_pairing(isa, w.type).pairs;
+  gemm_rows_paired(w, acts, y, y_stride, row_begin, row_end, pairs, isa);
+}
+
+void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+                      int64_t row_begin, int64_t row_end, bool pairs, Isa isa) {
   for (const GemvActivation& act : acts) check_activation(w, act);
   if (row_begin >= row_end || acts.empty()) return;
   const size_t stride = w.row_stride();
   const auto cols = static_cast<size_t>(w.cols);
   const size_t block_rows = std::max<size_t>(kGemmMinBlockRows, kGemmBlockBytes / stride);
   const gemv_detail::GroupedGemv batch_kernel = grouped_kernel_or_null(isa, w);
+  const auto cached = pairs ? gemv_detail::RowRead::CachedPairs : gemv_detail::RowRead::Cached;
   // On the stack for a decode step's few tokens: this runs per matrix, per
   // thread, per layer.
   gemv_detail::GroupedActivation few[kGemvMaxBatch];
@@ -188,8 +202,8 @@ void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float*
     }
     // The first tile of tokens brings the block from memory; the rest find it in L2.
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
-      batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m),
-                   y + m * y_stride + r0, y_stride, n_rows, m == 0);
+      batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m), y + m * y_stride + r0,
+                   y_stride, n_rows, m == 0 ? gemv_detail::RowRead::Streamed : cached);
   }
 }
 

@@ -78,10 +78,22 @@ bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 // while every tile of tokens meets them, so each weight comes from memory
 // once per call. The same checks as gemv_rows; rows outside the range and
 // the gaps of a wider y_stride stay untouched.
+// The later tiles read their rows from L2 in pairs or one at a time, as
+// row_pairing (row_pairing.h) chose for this CPU and w's format.
 inline constexpr size_t kGemmBlockBytes = 256 * 1024;
 inline constexpr size_t kGemmMinBlockRows = 16;
 void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                int64_t row_begin, int64_t row_end, Isa isa = selected_isa());
+
+// Whether `isa`'s kernel for `type` can read rows from cache in pairs: the
+// choice row_pairing makes. AVX-512's grouped kernels can.
+bool can_pair_rows(TensorType type, Isa isa = selected_isa());
+
+// gemm_rows with the rows from cache in pairs or not as `pairs` says (where
+// can_pair_rows), not as row_pairing chose: its probe, and the tests of both.
+// The sums are the same either way.
+void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
+                      int64_t row_begin, int64_t row_end, bool pairs, Isa isa = selected_isa());
 
 struct RowRange {
   int64_t begin;

@@ -245,7 +245,7 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // threads, AMD EPYC Zen 5). Summing 16 rows' lanes at once by shuffles
 // instead of one horizontal sum each measured slower (450-475).
 //
-// From L2, a format with kPairRows takes rows two at a time against up to
+// From L2 (RowRead::CachedPairs), rows go two at a time against up to
 // kPairTokens activations: each activation chunk loaded then feeds two
 // rows' vpdpbusd. With one row per activation load, Zen 4 (one 64-byte load
 // a cycle) runs out of loads before vpdpbusd: 512 tokens through
@@ -258,20 +258,20 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // inlined: Q4_K from 75.4-77.5 to 68.5-69.2 ms, Q5_0 from 74.7-76.8 to
 // 62.7-63.1, Q5_1 from 76.2-76.6 to 70.2-73.4, Q2_K from 89.2-91.5 to
 // 82.1-88.8 (three alternations). Q3_K paired once its high bits took
-// three ops and no constants: 92.5-98.1 to 86.5-90.4 ms. Q5_K, whose
-// paired rows spill registers, ran 2% slower and keeps one row. Streamed
-// from memory, two rows at once are two streams, which decoded one token
-// slower there. Not measured on an Intel Xeon, which loads two 64-byte
-// vectors a cycle.
+// three ops and no constants: 92.5-98.1 to 86.5-90.4 ms. Q5_K's paired
+// rows spill registers and ran 2% slower. An Intel Xeon loads two 64-byte
+// vectors a cycle, so row_pairing.h measures which is faster per format at
+// load. Streamed from memory, two rows at once are two streams, which
+// decoded one token slower on the Zen 4: streamed rows go one at a time.
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 constexpr size_t kPairTokens = 4;
 
-template <typename Format, size_t M, bool Prefetch>
+template <typename Format, size_t M, bool Prefetch, size_t kRows>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
                   size_t y_stride, size_t n_rows) {
+  static_assert(kRows == 1 || (!Prefetch && M <= kPairTokens), "rows pair from cache, against few tokens");
   constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
-  constexpr size_t kRows = Format::kPairRows && !Prefetch && M <= kPairTokens ? 2 : 1;
   const size_t n_lanes = cols / Format::kLane;
   __m512 partial[kStrip][M];
   // Both levels: with only the L2 prefetch 4 KiB ahead, 8 tokens streamed
@@ -307,33 +307,33 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   }
 }
 
-// From L2 (not stream_weights), a format that pairs rows takes more than
-// kPairTokens activations in two calls, each in pairs.
+// Paired, more than kPairTokens activations go in calls of at most that.
 template <typename Format>
 void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                        float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
+                        float* y, size_t y_stride, size_t n_rows, RowRead read) {
   using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
   static constexpr Kernel kByBatch[2][kGemvMaxBatch] = {
-      {gemv_grouped<Format, 1, false>, gemv_grouped<Format, 2, false>, gemv_grouped<Format, 3, false>,
-       gemv_grouped<Format, 4, false>, gemv_grouped<Format, 5, false>, gemv_grouped<Format, 6, false>,
-       gemv_grouped<Format, 7, false>, gemv_grouped<Format, 8, false>},
-      {gemv_grouped<Format, 1, true>, gemv_grouped<Format, 2, true>, gemv_grouped<Format, 3, true>,
-       gemv_grouped<Format, 4, true>, gemv_grouped<Format, 5, true>, gemv_grouped<Format, 6, true>,
-       gemv_grouped<Format, 7, true>, gemv_grouped<Format, 8, true>}};
-  if (Format::kPairRows && !stream_weights && n_x > kPairTokens) {
-    kByBatch[0][kPairTokens - 1](w, stride, cols, xs, y, y_stride, n_rows);
-    xs += kPairTokens, y += kPairTokens * y_stride, n_x -= kPairTokens;
-  }
-  if (n_x > 0) kByBatch[stream_weights ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
+      {gemv_grouped<Format, 1, false, 1>, gemv_grouped<Format, 2, false, 1>, gemv_grouped<Format, 3, false, 1>,
+       gemv_grouped<Format, 4, false, 1>, gemv_grouped<Format, 5, false, 1>, gemv_grouped<Format, 6, false, 1>,
+       gemv_grouped<Format, 7, false, 1>, gemv_grouped<Format, 8, false, 1>},
+      {gemv_grouped<Format, 1, true, 1>, gemv_grouped<Format, 2, true, 1>, gemv_grouped<Format, 3, true, 1>,
+       gemv_grouped<Format, 4, true, 1>, gemv_grouped<Format, 5, true, 1>, gemv_grouped<Format, 6, true, 1>,
+       gemv_grouped<Format, 7, true, 1>, gemv_grouped<Format, 8, true, 1>}};
+  static constexpr Kernel kPaired[kPairTokens] = {gemv_grouped<Format, 1, false, 2>, gemv_grouped<Format, 2, false, 2>,
+                                                  gemv_grouped<Format, 3, false, 2>, gemv_grouped<Format, 4, false, 2>};
+  if (read != RowRead::CachedPairs)
+    return kByBatch[read == RowRead::Streamed ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
+  for (size_t m = 0; m < n_x; m += kPairTokens)
+    kPaired[std::min(kPairTokens, n_x - m) - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
 }
 
 // Q2_K's and Q3_K's kernels (GroupedGemv), gemv_avx512_k23.cpp's, for
 // gemv_avx512.cpp's list; their shifts as GroupedActivation's offsets take
 // them (Q3_K's q + 4).
 void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                       float* y, size_t y_stride, size_t n_rows, bool stream_weights);
+                       float* y, size_t y_stride, size_t n_rows, RowRead read);
 void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                       float* y, size_t y_stride, size_t n_rows, bool stream_weights);
+                       float* y, size_t y_stride, size_t n_rows, RowRead read);
 inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4;
 
 }  // namespace pdbench::gemv_detail

@@ -42,12 +42,10 @@ __m512 scaled(__m512i ints, uint16_t f16_scale) {
 }
 
 // Lanes of 16, kBytes each, after the row's headers, kHeader bytes a
-// super-block (one group); q + kUnsignedShift unsigned, and a min or not;
-// rows in pairs or not (gemv_avx512_grouped.h).
-template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin, bool kPairs>
+// super-block (one group); q + kUnsignedShift unsigned, and a min or not.
+template <size_t kHeader, size_t kBytes, int32_t kUnsignedShift, bool kHasMin>
 struct SuperBlockLanes {
   static constexpr size_t kLane = 16, kLaneBytes = kBytes;
-  static constexpr bool kPairRows = kPairs;
   static constexpr size_t kMostPerLoad = 0;  // a group is a super-block
   static constexpr int32_t kShift = kUnsignedShift;
   static constexpr bool kMin = kHasMin;
@@ -58,7 +56,7 @@ struct SuperBlockLanes {
 // Q2_K: header 16 bytes of scales (4-bit sc low, 4-bit m high) then d and
 // dmin; q in 0..3 unsigned as stored, w = d sc q - dmin m, the min times
 // the activation's lane sums.
-struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true, true> {
+struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
     uint16_t d_dmin[2];
@@ -82,7 +80,7 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true, true> {
 // -4 sum x. The lanes' high bits, 16 each in a chunk of 2 bytes a lane,
 // spread so that byte i holds nibble i (the high bits of weights i, 4+i,
 // 8+i, 12+i: grouped_rows.h), and plane p takes bit p of each byte to bit 2.
-struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, true> {
+struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: always 16*/) {
     const std::byte* h = header(row, g);
     uint16_t d;
@@ -120,13 +118,13 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false, true> {
 }  // namespace
 
 void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                       float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
-  gemv_grouped_batch<GroupedQ2_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, stream_weights);
+                       float* y, size_t y_stride, size_t n_rows, RowRead read) {
+  gemv_grouped_batch<GroupedQ2_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, read);
 }
 
 void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                       float* y, size_t y_stride, size_t n_rows, bool stream_weights) {
-  gemv_grouped_batch<GroupedQ3_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, stream_weights);
+                       float* y, size_t y_stride, size_t n_rows, RowRead read) {
+  gemv_grouped_batch<GroupedQ3_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, read);
 }
 
 }  // namespace pdbench::gemv_detail

@@ -45,11 +45,17 @@ struct GroupedActivation {
   const int32_t* offsets;
   const float* sums;
 };
+// Where a grouped kernel's rows come from, and so how it reads them:
+// Streamed from memory, one row at a time, prefetching ahead (decode, and
+// gemm_rows' first tile of tokens on a block of rows); or from cache (the
+// later tiles), one row at a time (Cached) or two (CachedPairs: each
+// activation chunk loaded once for both rows). Which of the last two is
+// faster is the CPU's (row_pairing.h); the sums are the same.
+enum class RowRead { Streamed, Cached, CachedPairs };
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
-// read once for all: y[m * y_stride + r] = dot(row r, xs[m]). stream_weights:
-// the rows come from memory, not from cache, so the kernel prefetches ahead.
+// read once for all: y[m * y_stride + r] = dot(row r, xs[m]).
 using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                             float* y, size_t y_stride, size_t n_rows, bool stream_weights);
+                             float* y, size_t y_stride, size_t n_rows, RowRead read);
 
 // One weight format's kernels on one ISA.
 struct FormatGemv {
@@ -60,7 +66,8 @@ struct FormatGemv {
   // RowLayout::GroupedQuants rows (grouped_rows.h), or null; the ISA reads
   // a format regrouped when it has no file_rows kernel for it.
   GroupedGemv grouped_rows;
-  int32_t grouped_shift;  // s of GroupedActivation::offsets
+  int32_t grouped_shift;    // s of GroupedActivation::offsets
+  bool pairs_rows = false;  // grouped_rows reads RowRead::CachedPairs two rows at a time
 };
 
 // Quantizes n_blocks blocks of x into out, blocks of one ActivationType.

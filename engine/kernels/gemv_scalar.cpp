@@ -191,7 +191,7 @@ void gemv_blocks(const std::byte* w, size_t stride, size_t cols, const void* act
 // same bits as the file's rows.
 template <TensorType kType, Gemv kFileRows>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x, float* y,
-                  size_t y_stride, size_t n_rows, bool /*stream_weights*/) {
+                  size_t y_stride, size_t n_rows, RowRead /*read*/) {
   std::vector<std::byte> row(stride);
   for (size_t r = 0; r < n_rows; ++r) {
     ungroup_row(kType, w + r * stride, row.data(), cols);

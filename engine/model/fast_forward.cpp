@@ -11,6 +11,7 @@
 #include "engine/kernels/activation.h"
 #include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/reference.h"
+#include "engine/kernels/row_pairing.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
@@ -119,6 +120,7 @@ Projection FastForward::projection(std::initializer_list<const MatrixView*> stac
   bool floats = true;
   for (const MatrixView* w : stacked) {
     p.parts.emplace_back(*w);
+    row_pairing(selected_isa(), w->type);  // measured here, not in the first prefill
     views.push_back(*w);
     p.rows += static_cast<size_t>(w->rows);
     p.weight_bytes += static_cast<double>(w->bytes());

@@ -281,9 +281,9 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
 // Many tokens give every activation exactly what gemv_rows gives it alone:
 // the batch kernel keeps one accumulator per activation and adds in the
 // same order whatever the tile (its column tiles only park the
-// accumulators), gemm_rows' row blocks and tiles of kGemvMaxBatch tokens
-// only choose which rows and tokens meet when, and other layouts run
-// gemv_rows per activation. Rows outside the range, and the gaps of a wider
+// accumulators), gemm_rows' row blocks, tiles of kGemvMaxBatch tokens and
+// rows read in pairs or not only choose which rows and tokens meet when,
+// and other layouts run gemv_rows per activation. Rows outside the range, and the gaps of a wider
 // y_stride, stay untouched. Widths: 576 (one column tile), 2080 (two tiles
 // of 2048 columns from 8 tokens), whose 150 rows are two of gemm_rows'
 // blocks; 21 tokens are two full tiles and one of 5.
@@ -302,18 +302,20 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
       xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
       gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
     }
-    for (size_t tokens : {size_t{1}, size_t{2}, size_t{5}, kGemvMaxBatch, kTokens}) {
-      SCOPED_TRACE(std::to_string(cols) + " columns, " + std::to_string(tokens) + " tokens");
-      std::vector<float> y(tokens * stride, -1.0f);
-      gemm_rows(view, std::span(acts.data(), tokens), y.data(), stride, kBegin, rows, isa());
-      for (size_t m = 0; m < tokens; ++m) {
-        std::vector<float> alone(static_cast<size_t>(rows), -1.0f);
-        gemv_rows(view, acts[m], alone.data(), kBegin, rows, isa());
-        for (size_t r = 0; r < stride; ++r)
-          EXPECT_EQ(y[m * stride + r], r < static_cast<size_t>(rows) ? alone[r] : -1.0f)
-              << "token " << m << " row " << r;
+    for (size_t tokens : {size_t{1}, size_t{2}, size_t{5}, kGemvMaxBatch, kTokens})
+      for (bool pairs : {false, true}) {
+        SCOPED_TRACE(std::to_string(cols) + " columns, " + std::to_string(tokens) + " tokens" +
+                     (pairs ? ", rows from cache in pairs" : ""));
+        std::vector<float> y(tokens * stride, -1.0f);
+        gemm_rows_paired(view, std::span(acts.data(), tokens), y.data(), stride, kBegin, rows, pairs, isa());
+        for (size_t m = 0; m < tokens; ++m) {
+          std::vector<float> alone(static_cast<size_t>(rows), -1.0f);
+          gemv_rows(view, acts[m], alone.data(), kBegin, rows, isa());
+          for (size_t r = 0; r < stride; ++r)
+            EXPECT_EQ(y[m * stride + r], r < static_cast<size_t>(rows) ? alone[r] : -1.0f)
+                << "token " << m << " row " << r;
+        }
       }
-    }
   }
 }
 

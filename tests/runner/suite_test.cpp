@@ -218,6 +218,8 @@ TEST(Sysinfo, FingerprintNamesTheKernels) {
   EXPECT_TRUE(gemv == "scalar" || gemv == "avx2" || gemv == "avx512") << gemv;
   const std::string bf16 = f["bf16_weights_gemm"];  // "bf16 (measured)", "f32 (PDBENCH_FLOAT_GEMM)"
   EXPECT_TRUE(bf16.starts_with("f32 (") || bf16.starts_with("bf16 (")) << bf16;
+  const std::string pairs = f["grouped_row_pairs"];  // "pairs: q4_0 ...; one: q5_K (measured)", or "none"
+  EXPECT_TRUE(pairs == "none" || pairs.starts_with("pairs: ")) << pairs;
   const std::string commit = f["git_commit"];  // read at build time, not configure time
   EXPECT_TRUE(commit == "unknown" || commit.size() == 12) << commit;
   EXPECT_TRUE(f["git_dirty"].is_boolean());
