@@ -44,10 +44,13 @@ struct Scales {
   __m512 min;  // times the activation's lane sums, subtracted
 };
 // How far ahead of a group grouped_span prefetches the weights it reads
-// next: `near` into L1, `far` into L2.
+// next: `near` into L1, `far` into L2; and how much. A whole row's groups
+// each take `share` bytes of it, headers included; a tile's (share 0), its
+// own quants.
 struct PrefetchDistances {
   size_t near;
   size_t far;
+  size_t share;
 };
 
 // Where a group's chunks are for add_group, and how many a load takes. A
@@ -216,14 +219,17 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
     for (size_t m = 0; m < M; ++m) acc[r][m] = acc_out[r][m];
   }
   const size_t whole_end = g_begin + (g_end - g_begin) / 16 * 16;
+  const std::byte* fetch = ahead.share != 0 ? row : group[0];
+  const size_t share = ahead.share != 0 ? ahead.share : 16 * Format::kLaneBytes;
   for (size_t g = g_begin; g < whole_end; g += 16) {
-    if constexpr (Prefetch) prefetch_ahead(group[0], 16 * Format::kLaneBytes, ahead);
+    if constexpr (Prefetch) prefetch_ahead(fetch, share, ahead);
+    fetch += share;
     add_scaled_group<Format, M, R>(row, stride, group, g, 0xffff, WholeGroup{Format::kLane * g}, xs, acc);
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * 16;
   }
   if (whole_end < g_end) {
-    if constexpr (Prefetch) prefetch_ahead(group[0], (g_end - whole_end) * Format::kLaneBytes, ahead);
+    if constexpr (Prefetch) prefetch_ahead(fetch, ahead.share != 0 ? share : (g_end - whole_end) * Format::kLaneBytes, ahead);
     add_last_group<Format, M, R>(row, stride, group, whole_end, g_end - whole_end, xs, acc);
   }
 #pragma GCC unroll 4
@@ -284,9 +290,17 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   // ahead (Q4_K 352-360 us against 430-457 at 8 KiB) and its FFN-down rows
   // (4.6-8.7 KiB) 16 KiB ahead (Q6_K 605 against 634-638; 855-868 at 4 KiB).
   // The fixed 8 KiB before came from the Intel Xeon above, not re-measured.
-  const PrefetchDistances ahead = n_lanes > kTileLanes
-                                      ? PrefetchDistances{stride, kStrip * stride}
-                                      : PrefetchDistances{2048, std::clamp<size_t>(2 * stride, 4096, 16384)};
+  // A whole row prefetches all its lines: its groups' quants alone missed
+  // the row's header (scales) lines, 8 of FFN-down's 136 a row in Q8_0,
+  // which then came from memory on demand: one token through Llama-3.2-1B's
+  // FFN-down on one thread took 1049-1063 us against gate/up's 656-682 for
+  // the same bytes, and 855-895 us prefetching every line (Q4_K 426-492 ->
+  // 366-391; BM_gemv, AMD EPYC Zen 4, three alternations).
+  const size_t n_groups = (n_lanes + 15) / 16;
+  const PrefetchDistances ahead =
+      n_lanes > kTileLanes
+          ? PrefetchDistances{stride, kStrip * stride, 0}
+          : PrefetchDistances{2048, std::clamp<size_t>(2 * stride, 4096, 16384), (stride / n_groups + 63) / 64 * 64};
   for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
     const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
     for (size_t i = 0; i < strip; ++i)
