@@ -195,13 +195,13 @@ template <typename Format, size_t M, size_t R>
   if constexpr (Format::kMostPerLoad >= 1) add_last_group_by<Format, M, R, 1>(row, stride, group, g, count, xs, acc);
 }
 
-// The lines `ahead` of a group's `bytes` of weights. Not a lambda: GCC 12
+// The lines `ahead` of `bytes` of weights from `from`. Not a lambda: GCC 12
 // left that a call per group, which cost decode 13-50% (Q8_0, BM_gemm_rows,
 // 1 token).
-[[gnu::always_inline]] inline void prefetch_ahead(const std::byte* group, size_t bytes, PrefetchDistances ahead) {
+[[gnu::always_inline]] inline void prefetch_ahead(const std::byte* from, size_t bytes, PrefetchDistances ahead) {
   for (size_t line = 0; line < bytes; line += 64) {
-    _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.near, _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(group) + line + ahead.far, _MM_HINT_T1);
+    _mm_prefetch(reinterpret_cast<const char*>(from) + line + ahead.near, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(from) + line + ahead.far, _MM_HINT_T1);
   }
 }
 
@@ -225,7 +225,8 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
   // header. Without, FFN-down (8192 columns) at 8 tokens, which is tiled,
   // ran 1.4x gate/up's time for the same bytes (BM_gemm_rows).
   if constexpr (Prefetch)
-    if (ahead.share == 0 && g_begin == 0) prefetch_ahead(row, static_cast<size_t>(Format::quants(row, n_lanes) - row), ahead);
+    if (ahead.share == 0 && g_begin == 0)
+      prefetch_ahead(row, static_cast<size_t>(Format::quants(row, n_lanes) - row), ahead);
   for (size_t g = g_begin; g < whole_end; g += 16) {
     if constexpr (Prefetch) prefetch_ahead(fetch, share, ahead);
     fetch += share;
@@ -234,7 +235,8 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
     for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * 16;
   }
   if (whole_end < g_end) {
-    if constexpr (Prefetch) prefetch_ahead(fetch, ahead.share != 0 ? share : (g_end - whole_end) * Format::kLaneBytes, ahead);
+    if constexpr (Prefetch)
+      prefetch_ahead(fetch, ahead.share != 0 ? share : (g_end - whole_end) * Format::kLaneBytes, ahead);
     add_last_group<Format, M, R>(row, stride, group, whole_end, g_end - whole_end, xs, acc);
   }
 #pragma GCC unroll 4
@@ -298,9 +300,9 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   // A whole row prefetches all its lines: its groups' quants alone missed
   // the row's header (scales) lines, 8 of FFN-down's 136 a row in Q8_0,
   // which then came from memory on demand: one token through Llama-3.2-1B's
-  // FFN-down on one thread took 1049-1063 us against gate/up's 656-682 for
-  // the same bytes, and 855-895 us prefetching every line (Q4_K 426-492 ->
-  // 366-391; BM_gemv, AMD EPYC Zen 4, three alternations).
+  // FFN-down on one thread took 1039-1068 us against gate/up's 643-657 for
+  // the same bytes, and 814-843 us prefetching every line (Q4_K 417-426 ->
+  // 329-346; BM_gemv, min of 5, AMD EPYC Zen 4, three alternations).
   const size_t n_groups = (n_lanes + 15) / 16;
   const PrefetchDistances ahead =
       n_lanes > kTileLanes
