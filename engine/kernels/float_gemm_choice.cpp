@@ -1,12 +1,10 @@
 #include "engine/kernels/float_gemm_choice.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdlib>
-#include <limits>
 #include <random>
 #include <vector>
 
+#include "engine/kernels/alternating_best.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/kernels/quantize.h"
 #include "engine/util/error.h"
@@ -29,22 +27,12 @@ FloatGemmChoice measure() {
   OnednnGemm f32(std::span(&w, 1), GemmPrecision::F32);
   OnednnGemm bf16(std::span(&w, 1), GemmPrecision::BF16);
   std::vector<float> x(kTokens * kCols, 0.5f), y(kTokens * kRows);
-  auto best_of = [&](OnednnGemm& gemm, double& best) {
-    const auto start = std::chrono::steady_clock::now();
-    gemm.run(x.data(), y.data(), kTokens);
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  const auto run = [&](OnednnGemm& gemm) {
+    return [&] { gemm.run(x.data(), y.data(), kTokens); };
   };
-  double warm = 0;  // the first run of each compiles its kernel
-  best_of(f32, warm);
-  best_of(bf16, warm);
-  FloatGemmChoice c{GemmPrecision::F32, std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
-                    "measured"};
-  for (int i = 0; i < kRuns; ++i) {
-    best_of(f32, c.f32_ms);
-    best_of(bf16, c.bf16_ms);
-  }
-  if (c.bf16_ms < c.f32_ms) c.precision = GemmPrecision::BF16;
-  return c;
+  const BestOfTwo best = alternating_best(kRuns, run(f32), run(bf16));  // the untimed runs compile the kernels
+  return {best.second_ms < best.first_ms ? GemmPrecision::BF16 : GemmPrecision::F32, best.first_ms, best.second_ms,
+          "measured"};
 }
 
 }  // namespace

@@ -1,15 +1,14 @@
 #include "engine/kernels/row_pairing.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "engine/kernels/alternating_best.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
@@ -49,21 +48,11 @@ RowPairing measure(Isa isa, TensorType type) {
     gemv_prepare(type, x.data(), kCols, act, isa);
   }
   std::vector<float> y(kTokens * kRows);
-  auto best_of = [&](bool pairs, double& best) {
-    const auto start = std::chrono::steady_clock::now();
-    gemm_rows_paired(w.view(), acts, y.data(), kRows, 0, kRows, pairs, isa);
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  const auto rows_read = [&](bool pairs) {
+    return [&, pairs] { gemm_rows_paired(w.view(), acts, y.data(), kRows, 0, kRows, pairs, isa); };
   };
-  double warm = 0;
-  best_of(false, warm);
-  best_of(true, warm);
-  RowPairing c{false, std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), "measured"};
-  for (int i = 0; i < kRuns; ++i) {
-    best_of(false, c.one_ms);
-    best_of(true, c.pairs_ms);
-  }
-  c.pairs = c.pairs_ms < c.one_ms;
-  return c;
+  const BestOfTwo best = alternating_best(kRuns, rows_read(false), rows_read(true));
+  return {best.second_ms < best.first_ms, best.first_ms, best.second_ms, "measured"};
 }
 
 }  // namespace
