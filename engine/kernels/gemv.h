@@ -66,8 +66,9 @@ inline constexpr size_t kGemvMaxBatch = 8;
 
 // Whether gemm_rows reads w's weights once per tile of kGemvMaxBatch tokens
 // on `isa` (a layout with a batch kernel: the integer formats regrouped,
-// which AVX-512 reads, and the scalar reference of those rows); otherwise it makes
-// one pass per activation, and a GEMM is the better tool for many tokens.
+// which AVX-512 and AVX2 read, and the scalar reference of those rows);
+// otherwise it makes one pass per activation, and a GEMM is the better tool
+// for many tokens.
 bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 
 // Any number of tokens' activations against the same rows, a prefill or a

@@ -2,7 +2,8 @@
 // Internal to the gemv kernels: each ISA's kernels, one entry per weight
 // format it has kernels for, and its activation quantizers. gemv_<isa>.cpp
 // each define one GemvKernels and, with gemv_avx512_k23.cpp (AVX-512's
-// Q2_K and Q3_K kernels, which gemv_avx512.cpp lists), are the only files
+// Q2_K and Q3_K kernels, which gemv_avx512.cpp lists) and
+// gemv_avx2_k236.cpp (AVX2's Q2_K, Q3_K and Q6_K), are the only files
 // compiled with that ISA's flags.
 //
 // Those files must not instantiate templates or inline functions that other

@@ -1,8 +1,9 @@
 #pragma once
 // A weight matrix in the layout the decode gemv of one ISA reads fastest.
-// The AVX-512 kernels read Q8_0, Q4_0 to Q5_1 and Q2_K to Q6_K rows regrouped
-// (RowLayout::GroupedQuants, grouped_rows.h), and only so: a copy made once
-// at load, byte for byte the size of the file's rows. Every other format and ISA reads the file's rows
+// The AVX-512 and AVX2 kernels read the integer formats (Q8_0, Q4_0 to
+// Q5_1, Q2_K to Q6_K, IQ4_NL, IQ4_XS) regrouped (RowLayout::GroupedQuants,
+// grouped_rows.h), and only so: a copy made once at load, byte for byte the
+// size of the file's rows. Every other format and ISA reads the file's rows
 // in place.
 #include <cstddef>
 #include <vector>

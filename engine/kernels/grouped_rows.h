@@ -1,6 +1,6 @@
 #pragma once
 // RowLayout::GroupedQuants (matrix_view.h): a row rearranged for the
-// AVX-512 integer kernels, in the same bytes as the file's row. Each file
+// AVX-512 and AVX2 integer kernels, in the same bytes as the file's row. Each file
 // block splits into a header (its scales, byte for byte) and lanes, the
 // runs of weights one int32 lane of vpdpbusd sums: a block of 32 (Q8_0,
 // Q4_0 to Q5_1, IQ4_NL) is one lane, a Q4_K, Q5_K or IQ4_XS super-block 8

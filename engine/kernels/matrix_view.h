@@ -11,8 +11,8 @@ namespace pdbench {
 
 // How a quantized row's blocks are arranged:
 //   Blocks: as in the file.
-//   GroupedQuants: rearranged for the AVX-512 integer kernels in the same
-//     bytes (grouped_rows.h says how; gemv_matrix.h makes the copy).
+//   GroupedQuants: rearranged for the AVX-512 and AVX2 integer kernels in
+//     the same bytes (grouped_rows.h says how; gemv_matrix.h makes the copy).
 enum class RowLayout : uint8_t { Blocks, GroupedQuants };
 
 struct MatrixView {

@@ -248,14 +248,15 @@ TEST_P(GemvGroupedTest, RegroupedRowsMatchFileRows) {
   }
 }
 
-// The layout each ISA reads follows its kernels; AVX-512 reads the integer
-// formats (Q8_0, Q4_0 to Q5_1, Q2_K to Q6_K, IQ4_NL, IQ4_XS) regrouped only,
-// which is what the decode speed rests on.
+// The layout each ISA reads follows its kernels; AVX-512 and AVX2 read the
+// integer formats (Q8_0, Q4_0 to Q5_1, Q2_K to Q6_K, IQ4_NL, IQ4_XS)
+// regrouped only, which is what their speed rests on.
 TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
   for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
                           TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K,
                           TensorType::IQ4_NL, TensorType::IQ4_XS})
-    EXPECT_EQ(gemv_layout(type, Isa::Avx512), RowLayout::GroupedQuants) << traits(type).name;
+    for (Isa isa : {Isa::Avx512, Isa::Avx2})
+      EXPECT_EQ(gemv_layout(type, isa), RowLayout::GroupedQuants) << traits(type).name << " " << isa_name(isa);
   for (const WeightFormat& format : weight_formats())
     for (Isa isa : kAllIsas) {
       const TensorType type = format.type;

@@ -1,0 +1,209 @@
+#pragma once
+// The AVX2 grouped-rows kernel, for the files built with the AVX2 flags
+// (gemv_avx2*.cpp: CMakeLists.txt): a format's struct (its lanes, scales
+// and chunks) goes in, the kernel for 1..kGemvMaxBatch activations comes
+// out. Only those files may include it (gemv_isa.h); every instantiation
+// takes a format struct of an unnamed namespace, so none is shared with
+// another file.
+//
+// It reads the same RowLayout::GroupedQuants rows as AVX-512's
+// (grouped_rows.h), half a group at a time: lanes 0-7 of every 64-byte
+// chunk, then lanes 8-15. Each 32-byte half-chunk of weights is loaded
+// once, made u8 (or, for the signed formats, taken apart by the sign
+// trick) and meets every activation's in maddubs and madd, AVX2's
+// vpdpbusd, whose int32 lanes are the half's 8 lanes. Then one convert
+// and one multiply-add by the 8 lanes' combined scales per activation (and
+// one more by the mins for the formats with one). Rows as stored in the
+// file met each activation block by a broadcast scale and a horizontal
+// reduction per block and token instead, and ran prefill 2-4x behind
+// ik_llama.cpp's AVX2 build.
+#if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
+#error "gemv_avx2_grouped.h is for the files built with the AVX2 flags (engine/kernels/CMakeLists.txt)"
+#endif
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/kernels/gemv_isa.h"
+
+namespace pdbench::gemv_detail::avx2 {
+
+// Lanes 8h..8h+7 of a group's chunks: chunk k holds 4 bytes of each at
+// chunk_bytes k + 32 h, in the weights and the activation alike. A whole
+// group's chunks are 64 bytes; a row's last group of count < 16 lanes has
+// chunks of 4 count bytes (packed, grouped_rows.h), whose half loads only
+// the lanes present.
+template <bool kWhole>
+struct Half {
+  size_t at;           // 32 h
+  size_t chunk_bytes;  // 64, or 4 count
+  __m256i present;     // the int32 lanes present (all of a whole group's)
+  __m256i load(const void* chunks, size_t k) const {
+    const auto* p = static_cast<const std::byte*>(chunks) + chunk_bytes * k + at;
+    if constexpr (kWhole) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    else return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), present);
+  }
+};
+
+// The first n of 8 int32 lanes.
+inline __m256i first_lanes(size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// 8 lanes' scales, and their mins (times the activation's lane sums,
+// subtracted).
+struct HalfScales {
+  __m256 w;
+  __m256 min;
+};
+
+// pairs[m] += the products of u (u8) and activation m's chunk k (s8),
+// summed in int16 pairs by maddubs. Signed weights (Q8_0, IQ4) go by the
+// sign trick: |w| as u8 times x with w's sign, exact for every w in [-128,
+// 127] because x is never -128; their magnitudes are taken once for every
+// activation.
+//
+// A pair is at most 2 q 127 in magnitude (q the largest u), so the int16
+// sums hold 8 chunks of nibbles (q <= 15), 4 of five bits (31), 2 of six
+// (63) and one of signed weights (|w| <= 128) exactly: a format drains its
+// pairs into the int32 dot products no later than that. Drained (madd by
+// ones) after every chunk instead, 512 tokens through Llama-3.2-1B's
+// gate/up took 134-137 ms against 120-122 (Q4_K), 123-140 against 106-109
+// (Q5_0) and 143-147 against 122 (Q6_K) (BM_gemm_rows, 1 thread, min of 5,
+// AMD EPYC Zen 4).
+template <size_t M, bool kSigned, bool kWhole>
+[[gnu::always_inline]] inline void meet(__m256i w, const GroupedActivation* xs, size_t x_at, const Half<kWhole>& half,
+                                        size_t k, __m256i* pairs) {
+  const __m256i u = kSigned ? _mm256_sign_epi8(w, w) : w;
+#pragma GCC unroll 4
+  for (size_t m = 0; m < M; ++m) {
+    __m256i x = half.load(xs[m].qs + x_at, k);
+    if constexpr (kSigned) x = _mm256_sign_epi8(x, w);
+    pairs[m] = _mm256_add_epi16(pairs[m], _mm256_maddubs_epi16(u, x));
+  }
+}
+
+// dot[m] += pairs[m] summed in int32 pairs; pairs[m] = 0.
+template <size_t M>
+[[gnu::always_inline]] inline void drain(__m256i* pairs, __m256i* dot) {
+#pragma GCC unroll 4
+  for (size_t m = 0; m < M; ++m) {
+    dot[m] = _mm256_add_epi32(dot[m], _mm256_madd_epi16(pairs[m], _mm256_set1_epi16(1)));
+    pairs[m] = _mm256_setzero_si256();
+  }
+}
+
+// Half h of group g (its first lane) into acc[0..M): the 8 lanes' integer
+// dot products, plus the activation's offsets (which take the unsigned
+// shift back out, GroupedActivation), then scaled.
+template <typename Format, size_t M, bool kWhole>
+[[gnu::always_inline]] inline void add_half(const std::byte* row, const std::byte* group, size_t g, size_t count,
+                                            size_t h, const GroupedActivation* xs, __m256* acc) {
+  const size_t n = count - 8 * h < 8 ? count - 8 * h : 8;
+  const Half<kWhole> half{32 * h, kWhole ? 64 : 4 * count, kWhole ? _mm256_set1_epi32(-1) : first_lanes(n)};
+  const size_t lane = g + 8 * h;
+  const HalfScales s = Format::scales(row, lane, n);
+  __m256i pairs[M], dot[M];
+#pragma GCC unroll 4
+  for (size_t m = 0; m < M; ++m) pairs[m] = dot[m] = _mm256_setzero_si256();
+  Format::template add_chunks<M>(group, half, xs, Format::kLane * g, pairs, dot);
+  drain<M>(pairs, dot);
+#pragma GCC unroll 4
+  for (size_t m = 0; m < M; ++m) {
+    if constexpr (Format::kShift != 0)
+      dot[m] = _mm256_add_epi32(dot[m], _mm256_load_si256(reinterpret_cast<const __m256i*>(xs[m].offsets + lane)));
+    acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[m]), _mm256_mul_ps(s.w, _mm256_load_ps(xs[m].d + lane)), acc[m]);
+    if constexpr (Format::kMin) acc[m] = _mm256_fnmadd_ps(s.min, _mm256_load_ps(xs[m].sums + lane), acc[m]);
+  }
+}
+
+// The lines `near` (into L1) and `far` (into L2) ahead of [from, from + bytes).
+[[gnu::always_inline]] inline void prefetch_lines(const std::byte* from, size_t bytes, size_t near, size_t far) {
+  for (size_t line = 0; line < bytes; line += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(from) + line + near, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(from) + line + far, _MM_HINT_T1);
+  }
+}
+
+inline float hsum(__m256 v) {
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+// Whether Format's rows are whole groups (a group a super-block of 16 lanes).
+template <typename Format>
+inline constexpr bool kWholeGroupsOnly = requires { requires Format::kWholeGroups; };
+
+// M activations (at most kTokensPerPass) against n_rows rows, one row at a
+// time, one accumulator per activation. Streamed from memory (Prefetch),
+// each group prefetches its share of the row, headers included, as
+// AVX-512's untiled rows do (gemv_avx512_grouped.h has the measurements).
+template <typename Format, size_t M, bool Prefetch>
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
+                  size_t y_stride, size_t n_rows) {
+  const size_t n_lanes = cols / Format::kLane;
+  const size_t whole_end = n_lanes / 16 * 16;
+  const size_t share = (stride / ((n_lanes + 15) / 16) + 63) / 64 * 64;
+  const size_t far = 2 * stride < 4096 ? 4096 : 2 * stride > 16384 ? 16384 : 2 * stride;
+  for (size_t r = 0; r < n_rows; ++r) {
+    const std::byte* row = w + r * stride;
+    const std::byte* group = Format::quants(row, n_lanes);
+    const std::byte* fetch = row;
+    __m256 acc[M];
+#pragma GCC unroll 4
+    for (size_t m = 0; m < M; ++m) acc[m] = _mm256_setzero_ps();
+    for (size_t g = 0; g < whole_end; g += 16, group += 16 * Format::kLaneBytes, fetch += share) {
+      if constexpr (Prefetch) prefetch_lines(fetch, share, 2048, far);
+      add_half<Format, M, true>(row, group, g, 16, 0, xs, acc);
+      add_half<Format, M, true>(row, group, g, 16, 1, xs, acc);
+    }
+    if constexpr (!kWholeGroupsOnly<Format>)
+      if (whole_end < n_lanes) {
+        if constexpr (Prefetch) prefetch_lines(fetch, share, 2048, far);
+        const size_t count = n_lanes - whole_end;
+        add_half<Format, M, false>(row, group, whole_end, count, 0, xs, acc);
+        if (count > 8) add_half<Format, M, false>(row, group, whole_end, count, 1, xs, acc);
+      }
+#pragma GCC unroll 4
+    for (size_t m = 0; m < M; ++m) y[m * y_stride + r] = hsum(acc[m]);
+  }
+}
+
+// Activations a pass over the rows meets: each holds an int32 and a float
+// accumulator in registers, and AVX2 has 16.
+constexpr size_t kTokensPerPass = 4;
+
+// The BatchGemv: n_x activations in passes of up to kTokensPerPass, each
+// activation summed as it would be alone. Only the first pass over rows
+// from memory prefetches; the later ones find them in cache.
+template <typename Format>
+void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                        float* y, size_t y_stride, size_t n_rows, RowRead read) {
+  using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
+  static constexpr Kernel kByPass[2][kTokensPerPass] = {
+      {gemv_grouped<Format, 1, false>, gemv_grouped<Format, 2, false>, gemv_grouped<Format, 3, false>,
+       gemv_grouped<Format, 4, false>},
+      {gemv_grouped<Format, 1, true>, gemv_grouped<Format, 2, true>, gemv_grouped<Format, 3, true>,
+       gemv_grouped<Format, 4, true>}};
+  for (size_t m = 0; m < n_x; m += kTokensPerPass) {
+    const size_t n = n_x - m < kTokensPerPass ? n_x - m : kTokensPerPass;
+    const bool prefetch = read == RowRead::Streamed && m == 0;
+    kByPass[prefetch ? 1 : 0][n - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
+  }
+}
+
+// Q2_K's, Q3_K's and Q6_K's kernels (BatchGemv: their lanes of 16),
+// gemv_avx2_k236.cpp's, for gemv_avx2.cpp's list, with the shifts the
+// activation's offsets take out.
+void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, RowRead read);
+void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, RowRead read);
+void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                       float* y, size_t y_stride, size_t n_rows, RowRead read);
+inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4, kGroupedQ6KShift = 32;
+
+}  // namespace pdbench::gemv_detail::avx2
