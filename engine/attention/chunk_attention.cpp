@@ -27,9 +27,20 @@ static_assert(kQueryTile % kRowBlock == 0, "a tile's rows must fill whole row bl
 
 const prefill_detail::PrefillKernels& kernels_of(Isa isa) {
   require_isa(isa, "attention");
-  // No AVX2 attention kernels: under AVX2 the scalar ones run.
-  return isa == Isa::Avx512 ? prefill_detail::kAvx512PrefillKernels
-                                     : prefill_detail::kScalarPrefillKernels;
+  static const prefill_detail::PrefillKernels avx2 = [] {
+    prefill_detail::PrefillKernels k = prefill_detail::kScalarPrefillKernels;
+    k.attend = prefill_detail::kAvx2Attend;
+    return k;
+  }();
+  switch (isa) {
+    case Isa::Avx512:
+      return prefill_detail::kAvx512PrefillKernels;
+    case Isa::Avx2:
+      return avx2;
+    case Isa::Scalar:
+      break;
+  }
+  return prefill_detail::kScalarPrefillKernels;
 }
 
 // Query tile [first_query, first_query + kQueryTile) of a chunk for one KV

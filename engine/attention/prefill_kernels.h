@@ -46,5 +46,7 @@ struct PrefillKernels {
 
 extern const PrefillKernels kScalarPrefillKernels;
 extern const PrefillKernels kAvx512PrefillKernels;
+// AVX2's: an attend kernel; its vectors unpack as the scalar ones do.
+extern const AttendKvTile kAvx2Attend;
 
 }  // namespace pdbench::prefill_detail

@@ -26,9 +26,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/kernels/avx2_math.h"
 #include "engine/kernels/gemv_isa.h"
 
 namespace pdbench::gemv_detail::avx2 {
+
+using avx2_math::first_lanes;
+using avx2_math::hsum;
 
 // Lanes 8h..8h+7 of a group's chunks: chunk k holds 4 bytes of each at
 // chunk_bytes k + 32 h, in the weights and the activation alike. A whole
@@ -46,11 +50,6 @@ struct Half {
     else return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), present);
   }
 };
-
-// The first n of 8 int32 lanes.
-inline __m256i first_lanes(size_t n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 // 8 lanes' scales, and their mins (times the activation's lane sums,
 // subtracted).
@@ -125,12 +124,6 @@ template <typename Format, size_t M, bool kWhole>
     _mm_prefetch(reinterpret_cast<const char*>(from) + line + near, _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(from) + line + far, _MM_HINT_T1);
   }
-}
-
-inline float hsum(__m256 v) {
-  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
 }
 
 // Whether Format's rows are whole groups (a group a super-block of 16 lanes).

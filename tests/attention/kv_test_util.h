@@ -12,10 +12,11 @@
 
 namespace pdbench::test {
 
-// Scalar, and AVX-512 where the CPU has it.
+// Scalar, and AVX2 and AVX-512 where the CPU has them.
 inline std::vector<Isa> attention_isas() {
   std::vector<Isa> all{Isa::Scalar};
-  if (isa_supported(Isa::Avx512)) all.push_back(Isa::Avx512);
+  for (Isa isa : {Isa::Avx2, Isa::Avx512})
+    if (isa_supported(isa)) all.push_back(isa);
   return all;
 }
 
