@@ -18,11 +18,30 @@ namespace {
 // to stay in L1/L2 while every query head of a GQA group reads them.
 constexpr size_t kChunk = 64;
 
+// AVX2's kernels, the scalar ones where it has none.
+decode_detail::DecodeKernels avx2_or_scalar() {
+  const decode_detail::DecodeKernels& scalar = decode_detail::kScalarDecodeKernels;
+  decode_detail::DecodeKernels k = decode_detail::kAvx2DecodeKernels;
+  for (size_t t = 0; t < kKvTypeCount; ++t) {
+    if (k.prepare[t] == nullptr) k.prepare[t] = scalar.prepare[t];
+    if (k.dot[t] == nullptr) k.dot[t] = scalar.dot[t];
+    if (k.add[t] == nullptr) k.add[t] = scalar.add[t];
+  }
+  return k;
+}
+
 const decode_detail::DecodeKernels& kernels_of(Isa isa) {
   require_isa(isa, "attention");
-  // No AVX2 attention kernels: under AVX2 the scalar ones run.
-  return isa == Isa::Avx512 ? decode_detail::kAvx512DecodeKernels
-                                     : decode_detail::kScalarDecodeKernels;
+  static const decode_detail::DecodeKernels avx2 = avx2_or_scalar();
+  switch (isa) {
+    case Isa::Avx512:
+      return decode_detail::kAvx512DecodeKernels;
+    case Isa::Avx2:
+      return avx2;
+    case Isa::Scalar:
+      break;
+  }
+  return decode_detail::kScalarDecodeKernels;
 }
 
 }  // namespace

@@ -42,5 +42,7 @@ struct DecodeKernels {
 
 extern const DecodeKernels kScalarDecodeKernels;
 extern const DecodeKernels kAvx512DecodeKernels;
+// AVX2's: null where the scalar kernel serves.
+extern const DecodeKernels kAvx2DecodeKernels;
 
 }  // namespace pdbench::decode_detail
