@@ -286,13 +286,15 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
 // rows read in pairs or not only choose which rows and tokens meet when,
 // and other layouts run gemv_rows per activation. Rows outside the range, and the gaps of a wider
 // y_stride, stay untouched. Widths: 576 (one column tile), 2080 (two tiles
-// of 2048 columns from 8 tokens), whose 150 rows are two of gemm_rows'
-// blocks; 21 tokens are two full tiles and one of 5.
+// of 2048 columns from 8 tokens on AVX-512), whose 150 rows are two of
+// gemm_rows' blocks, and 4160 (two tiles of 4096 columns from AVX2's 4
+// tokens a pass) in 21 rows, a strip of 16 and one of 5; 21 tokens are two
+// full tiles and one of 5.
 TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   constexpr int64_t kBegin = 2;
   constexpr size_t kTokens = 21;
   uint32_t seed = 21;
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}, {21, width(4160)}}) {
     const size_t stride = static_cast<size_t>(rows) + 3;
     const Weights w = random_weights(type(), rows, cols, seed++);
     const GemvMatrix regrouped(w.view, isa());
