@@ -12,6 +12,8 @@
 
 #include <cstddef>
 
+#include "engine/kernels/exp_tanh_polynomials.h"
+
 namespace pdbench::avx2_math {
 
 // The first n of 8 int32 lanes (all of them for n >= 8).
@@ -30,43 +32,38 @@ inline float hsum(__m256 v) {
 // exponent bits, each a normal float: the product rounds as scalef's does,
 // to 0 below the subnormals and +inf above FLT_MAX.
 inline __m256 exp(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)), _mm256_set1_ps(89.0f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+  namespace P = exp_tanh_polynomials;
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(P::kExpMin)), _mm256_set1_ps(P::kExpMax));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(P::kLog2E)),
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(P::kLn2High), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(P::kLn2Low), r);
+  __m256 p = _mm256_set1_ps(P::kExpP[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P::kExpP[i]));
   const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
   const __m256i ni = _mm256_cvtps_epi32(n);
   const __m256i half = _mm256_srai_epi32(ni, 1);
-  const auto power = [](__m256i e) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23)); };
+  const auto power = [](__m256i e) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23));
+  };
   return _mm256_mul_ps(_mm256_mul_ps(y, power(half)), power(_mm256_sub_epi32(ni, half)));
 }
 
 // avx512_math::tanh: Eigen's generic_fast_tanh_float.
 inline __m256 tanh(__m256 x) {
-  const __m256 c = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(7.90531110763549805f)),
-                                 _mm256_set1_ps(-7.90531110763549805f));
+  namespace P = exp_tanh_polynomials;
+  const __m256 c = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(P::kTanhClamp)), _mm256_set1_ps(-P::kTanhClamp));
   const __m256 c2 = _mm256_mul_ps(c, c);
-  __m256 p = _mm256_set1_ps(-2.76076847742355e-16f);
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(2.00018790482477e-13f));
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(-8.60467152213735e-11f));
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(5.12229709037114e-08f));
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(1.48572235717979e-05f));
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(6.37261928875436e-04f));
-  p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(4.89352455891786e-03f));
+  __m256 p = _mm256_set1_ps(P::kTanhP[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 7; ++i) p = _mm256_fmadd_ps(p, c2, _mm256_set1_ps(P::kTanhP[i]));
   p = _mm256_mul_ps(p, c);
-  __m256 q = _mm256_set1_ps(1.19825839466702e-06f);
-  q = _mm256_fmadd_ps(q, c2, _mm256_set1_ps(1.18534705686654e-04f));
-  q = _mm256_fmadd_ps(q, c2, _mm256_set1_ps(2.26843463243900e-03f));
-  q = _mm256_fmadd_ps(q, c2, _mm256_set1_ps(4.89352518554385e-03f));
+  __m256 q = _mm256_set1_ps(P::kTanhQ[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 4; ++i) q = _mm256_fmadd_ps(q, c2, _mm256_set1_ps(P::kTanhQ[i]));
   const __m256 abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  const __m256 tiny = _mm256_cmp_ps(abs, _mm256_set1_ps(0.0004f), _CMP_LT_OQ);
+  const __m256 tiny = _mm256_cmp_ps(abs, _mm256_set1_ps(P::kTanhTiny), _CMP_LT_OQ);
   return _mm256_blendv_ps(_mm256_div_ps(p, q), x, tiny);
 }
 

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 
+#include "engine/kernels/exp_tanh_polynomials.h"
+
 namespace pdbench::avx512_math {
 
 // Lanes of the 16 starting at element i that lie inside n elements.
@@ -25,17 +27,15 @@ inline __mmask16 lanes(size_t n, size_t i) {
 // applying 2^n: 0 below the subnormals, +inf above FLT_MAX, as std::exp.
 inline __m512 exp(__m512 x) {
   // exp(-104) is below the f32 subnormals, exp(89) above FLT_MAX.
-  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+  namespace P = exp_tanh_polynomials;
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(P::kExpMin)), _mm512_set1_ps(P::kExpMax));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(P::kLog2E)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(P::kLn2High), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(P::kLn2Low), r);
+  __m512 p = _mm512_set1_ps(P::kExpP[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(P::kExpP[i]));
   const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
   return _mm512_scalef_ps(y, n);
 }
@@ -45,22 +45,17 @@ inline __m512 exp(__m512 x) {
 // within 2.6e-7 of tanh over the whole range (measured against libm in
 // double); x itself below 4e-4, where tanh(x) rounds to x.
 inline __m512 tanh(__m512 x) {
-  const __m512 c = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(7.90531110763549805f)),
-                                 _mm512_set1_ps(-7.90531110763549805f));
+  namespace P = exp_tanh_polynomials;
+  const __m512 c = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(P::kTanhClamp)), _mm512_set1_ps(-P::kTanhClamp));
   const __m512 c2 = _mm512_mul_ps(c, c);
-  __m512 p = _mm512_set1_ps(-2.76076847742355e-16f);
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(2.00018790482477e-13f));
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(-8.60467152213735e-11f));
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(5.12229709037114e-08f));
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(1.48572235717979e-05f));
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(6.37261928875436e-04f));
-  p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(4.89352455891786e-03f));
+  __m512 p = _mm512_set1_ps(P::kTanhP[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 7; ++i) p = _mm512_fmadd_ps(p, c2, _mm512_set1_ps(P::kTanhP[i]));
   p = _mm512_mul_ps(p, c);
-  __m512 q = _mm512_set1_ps(1.19825839466702e-06f);
-  q = _mm512_fmadd_ps(q, c2, _mm512_set1_ps(1.18534705686654e-04f));
-  q = _mm512_fmadd_ps(q, c2, _mm512_set1_ps(2.26843463243900e-03f));
-  q = _mm512_fmadd_ps(q, c2, _mm512_set1_ps(4.89352518554385e-03f));
-  const __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(0.0004f), _CMP_LT_OQ);
+  __m512 q = _mm512_set1_ps(P::kTanhQ[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < 4; ++i) q = _mm512_fmadd_ps(q, c2, _mm512_set1_ps(P::kTanhQ[i]));
+  const __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(P::kTanhTiny), _CMP_LT_OQ);
   return _mm512_mask_mov_ps(_mm512_div_ps(p, q), tiny, x);
 }
 
