@@ -34,7 +34,9 @@ using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void
 //     kernel's grouped_shift: the kernels read the weights as unsigned
 //     q + s (vpdpbusd multiplies u8 by s8; Q8_0's q + 128, Q4_0's stored
 //     nibbles, q + 8, Q5_0's q + 16, Q3_K's q + 4, Q6_K's q + 32, IQ4's
-//     grid values + 128), and sum (q + s) x - s sum x = sum q x.
+//     grid values + 128), and sum (q + s) x - s sum x = sum q x. AVX2's
+//     maddubs would saturate q + 128, so its Q8_0 and IQ4 take s = 0 and
+//     the sign trick (gemv_avx2_grouped.h).
 //   sums: each lane's d times the sum of its quants, for the formats with
 //     a min (Q4_1, Q5_1: w = d q + m; Q2_K, Q4_K, Q5_K: w = d sc q -
 //     dmin m). Q2_K's mins cover its sub-blocks of 16, the lanes, so its
