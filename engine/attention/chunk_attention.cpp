@@ -35,6 +35,7 @@ const prefill_detail::PrefillKernels& kernels_of(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return prefill_detail::kAvx512PrefillKernels;
+    case Isa::Avx2Vnni:  // integer dot products only: attention's are float
     case Isa::Avx2:
       return avx2;
     case Isa::Scalar:

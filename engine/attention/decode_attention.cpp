@@ -36,6 +36,7 @@ const decode_detail::DecodeKernels& kernels_of(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return decode_detail::kAvx512DecodeKernels;
+    case Isa::Avx2Vnni:  // integer dot products only: attention's are float
     case Isa::Avx2:
       return avx2;
     case Isa::Scalar:

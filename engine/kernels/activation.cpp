@@ -10,7 +10,7 @@ namespace pdbench {
 void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps, Isa isa) {
   if (isa == Isa::Avx512)
     activation_detail::rmsnorm_avx512(out, x, weight, n, eps);
-  else if (isa == Isa::Avx2)
+  else if (isa >= Isa::Avx2)  // with AVX-VNNI or not: these are float work
     activation_detail::rmsnorm_avx2(out, x, weight, n, eps);
   else
     ref::rmsnorm(out, x, weight, n, eps);
@@ -19,7 +19,7 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
 void swiglu(float* gate, const float* up, size_t n, Isa isa) {
   if (isa == Isa::Avx512)
     activation_detail::swiglu_avx512(gate, up, n);
-  else if (isa == Isa::Avx2)
+  else if (isa >= Isa::Avx2)
     activation_detail::swiglu_avx2(gate, up, n);
   else
     ref::swiglu(gate, up, n);
@@ -52,7 +52,7 @@ void geglu(float* gate, const float* up, size_t n) {
 void add(float* a, const float* b, size_t n, Isa isa) {
   if (isa == Isa::Avx512)
     activation_detail::add_avx512(a, b, n);
-  else if (isa == Isa::Avx2)
+  else if (isa >= Isa::Avx2)
     activation_detail::add_avx2(a, b, n);
   else
     ref::add(a, b, n);

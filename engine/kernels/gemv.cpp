@@ -21,6 +21,8 @@ const gemv_detail::GemvKernels& kernels_of(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return gemv_detail::kAvx512Kernels;
+    case Isa::Avx2Vnni:
+      return gemv_detail::kAvx2VnniKernels;
     case Isa::Avx2:
       return gemv_detail::kAvx2Kernels;
     case Isa::Scalar:

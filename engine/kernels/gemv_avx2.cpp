@@ -10,7 +10,7 @@
 #include "engine/format/quant_blocks.h"
 #include "engine/kernels/gemv_avx2_grouped.h"
 
-namespace pdbench::gemv_detail::avx2 {
+namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS {
 
 namespace {
 
@@ -125,11 +125,10 @@ struct BlockScaleAndMin {
   }
 };
 
-// Q8_0: a half-chunk is 4 weights of 8 blocks each, signed as stored (the
-// offsets are zero).
+// Q8_0: a half-chunk is 4 weights of 8 blocks each, signed as stored.
 struct GroupedQ8_0 : BlockScale {
   static constexpr size_t kLane = 32, kLaneBytes = 32;
-  static constexpr int32_t kShift = 0;
+  static constexpr int32_t kShift = kSignedShift;
   template <size_t M, bool kWhole>
   [[gnu::always_inline]] static void add_chunks(const std::byte* group, const Half<kWhole>& half,
                                                 const GroupedActivation* xs, size_t x_at, __m256i* pairs,
@@ -220,7 +219,7 @@ struct GroupedQ5_1 : FiveBitLanes, BlockScaleAndMin {};
 
 // IQ4_NL: grid lanes under Q4_0's f16 scales.
 struct GroupedIQ4_NL : Iq4GridLanes, BlockScale {
-  static constexpr int32_t kShift = 0;
+  static constexpr int32_t kShift = kSignedShift;
 };
 
 // Q4_K and Q5_K: lanes are sub-blocks of 32, a half-group one super-block,
@@ -268,7 +267,7 @@ struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {};
 // the portable files also use must not be compiled with these flags
 // (gemv_isa.h).
 struct GroupedIQ4_XS : Iq4GridLanes {
-  static constexpr int32_t kShift = 0;
+  static constexpr int32_t kShift = kSignedShift;
   static constexpr bool kMin = false;
   static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + 8 * (n_lanes / 8); }
   static HalfScales scales(const std::byte* row, size_t lane, size_t /*n: always 8*/) {
@@ -326,17 +325,17 @@ constexpr FormatGemv kFormats[] = {
 
 }  // namespace
 
-}  // namespace pdbench::gemv_detail::avx2
+}  // namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS
 
 namespace pdbench::gemv_detail {
 
 // The activation is a few thousand floats per matmul; the scalar quantizer
 // serves AVX2 machines (AVX-512 ones have their own).
-constinit const GemvKernels kAvx2Kernels{
-    .formats = avx2::kFormats,
-    .n_formats = sizeof(avx2::kFormats) / sizeof(avx2::kFormats[0]),
+constinit const GemvKernels PDBENCH_AVX2_KERNEL_TABLE{
+    .formats = PDBENCH_AVX2_KERNELS::kFormats,
+    .n_formats = sizeof(PDBENCH_AVX2_KERNELS::kFormats) / sizeof(PDBENCH_AVX2_KERNELS::kFormats[0]),
     .quantize = {nullptr, nullptr},
-    .read_sum = avx2::read_sum,
+    .read_sum = PDBENCH_AVX2_KERNELS::read_sum,
 };
 
 }  // namespace pdbench::gemv_detail

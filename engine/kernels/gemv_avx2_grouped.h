@@ -17,8 +17,20 @@
 // file met each activation block by a broadcast scale and a horizontal
 // reduction per block and token instead, and ran prefill 2-4x behind
 // ik_llama.cpp's AVX2 build.
+//
+// The files are built twice, the second time with AVX-VNNI too
+// (CMakeLists.txt): its vpdpbusd sums four u8 x s8 products into each
+// int32 lane at once, where maddubs sums two into int16 and madd drains
+// them. Each build has a namespace and a kernel table of its own.
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "gemv_avx2_grouped.h is for the files built with the AVX2 flags (engine/kernels/CMakeLists.txt)"
+#endif
+#ifdef __AVXVNNI__
+#define PDBENCH_AVX2_KERNELS avx2_vnni
+#define PDBENCH_AVX2_KERNEL_TABLE kAvx2VnniKernels
+#else
+#define PDBENCH_AVX2_KERNELS avx2
+#define PDBENCH_AVX2_KERNEL_TABLE kAvx2Kernels
 #endif
 
 #include <immintrin.h>
@@ -29,10 +41,16 @@
 #include "engine/kernels/avx2_math.h"
 #include "engine/kernels/gemv_isa.h"
 
-namespace pdbench::gemv_detail::avx2 {
+namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS {
 
 using avx2_math::first_lanes;
 using avx2_math::hsum;
+
+#ifdef __AVXVNNI__
+inline constexpr bool kVnni = true;
+#else
+inline constexpr bool kVnni = false;
+#endif
 
 // Lanes 8h..8h+7 of a group's chunks: chunk k holds 4 bytes of each at
 // chunk_bytes k + 32 h, in the weights and the activation alike. A whole
@@ -58,11 +76,13 @@ struct HalfScales {
   __m256 min;
 };
 
-// pairs[m] += the products of u (u8) and activation m's chunk k (s8),
-// summed in int16 pairs by maddubs. Signed weights (Q8_0, IQ4) go by the
-// sign trick: |w| as u8 times x with w's sign, exact for every w in [-128,
-// 127] because x is never -128; their magnitudes are taken once for every
-// activation.
+// pairs[m] += the products of u (u8) and activation m's chunk k (s8).
+// Without VNNI, maddubs sums them in int16 pairs; signed weights (Q8_0,
+// IQ4) go by the sign trick: |w| as u8 times x with w's sign, exact for
+// every w in [-128, 127] because x is never -128; their magnitudes are
+// taken once for every activation. With VNNI, vpdpbusd sums them into
+// int32 lanes, and signed weights go as w + 128 (kSignedShift), whose
+// offsets the activation's take back out.
 //
 // A pair is at most 2 q 127 in magnitude (q the largest u), so the int16
 // sums hold 8 chunks of nibbles (q <= 15), 4 of five bits (31), 2 of six
@@ -71,22 +91,32 @@ struct HalfScales {
 // ones) after every chunk instead, 512 tokens through Llama-3.2-1B's
 // gate/up took 134-137 ms against 120-122 (Q4_K), 123-140 against 106-109
 // (Q5_0) and 143-147 against 122 (Q6_K) (BM_gemm_rows, 1 thread, min of 5,
-// AMD EPYC Zen 4).
+// AMD EPYC Zen 4). With VNNI a drain does nothing: the pairs are int32 dot
+// products already.
+inline constexpr int32_t kSignedShift = kVnni ? 128 : 0;
+
 template <size_t M, bool kSigned, bool kWhole>
 [[gnu::always_inline]] inline void meet(__m256i w, const GroupedActivation* xs, size_t x_at, const Half<kWhole>& half,
                                         size_t k, __m256i* pairs) {
-  const __m256i u = kSigned ? _mm256_sign_epi8(w, w) : w;
+  if constexpr (kVnni) {
+    const __m256i u = kSigned ? _mm256_xor_si256(w, _mm256_set1_epi8(-128)) : w;
 #pragma GCC unroll 4
-  for (size_t m = 0; m < M; ++m) {
-    __m256i x = half.load(xs[m].qs + x_at, k);
-    if constexpr (kSigned) x = _mm256_sign_epi8(x, w);
-    pairs[m] = _mm256_add_epi16(pairs[m], _mm256_maddubs_epi16(u, x));
+    for (size_t m = 0; m < M; ++m) pairs[m] = _mm256_dpbusd_avx_epi32(pairs[m], u, half.load(xs[m].qs + x_at, k));
+  } else {
+    const __m256i u = kSigned ? _mm256_sign_epi8(w, w) : w;
+#pragma GCC unroll 4
+    for (size_t m = 0; m < M; ++m) {
+      __m256i x = half.load(xs[m].qs + x_at, k);
+      if constexpr (kSigned) x = _mm256_sign_epi8(x, w);
+      pairs[m] = _mm256_add_epi16(pairs[m], _mm256_maddubs_epi16(u, x));
+    }
   }
 }
 
-// dot[m] += pairs[m] summed in int32 pairs; pairs[m] = 0.
+// dot[m] += pairs[m] summed in int32 pairs; pairs[m] = 0 (without VNNI).
 template <size_t M>
 [[gnu::always_inline]] inline void drain(__m256i* pairs, __m256i* dot) {
+  if constexpr (kVnni) return;
 #pragma GCC unroll 4
   for (size_t m = 0; m < M; ++m) {
     dot[m] = _mm256_add_epi32(dot[m], _mm256_madd_epi16(pairs[m], _mm256_set1_epi16(1)));
@@ -109,6 +139,9 @@ template <typename Format, size_t M, bool kWhole>
   for (size_t m = 0; m < M; ++m) pairs[m] = dot[m] = _mm256_setzero_si256();
   Format::template add_chunks<M>(group, half, xs, Format::kLane * g, pairs, dot);
   drain<M>(pairs, dot);
+  if constexpr (kVnni)
+#pragma GCC unroll 4
+    for (size_t m = 0; m < M; ++m) dot[m] = pairs[m];
 #pragma GCC unroll 4
   for (size_t m = 0; m < M; ++m) {
     if constexpr (Format::kShift != 0)
@@ -276,4 +309,4 @@ void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const Gro
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4, kGroupedQ6KShift = 32;
 
-}  // namespace pdbench::gemv_detail::avx2
+}  // namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS

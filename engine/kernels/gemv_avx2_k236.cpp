@@ -10,7 +10,7 @@
 #include "engine/kernels/gemv_avx2_grouped.h"
 #include "engine/kernels/k_scales.h"
 
-namespace pdbench::gemv_detail::avx2 {
+namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS {
 
 namespace {
 
@@ -146,4 +146,4 @@ void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const Gro
   gemv_grouped_batch<GroupedQ6_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, read);
 }
 
-}  // namespace pdbench::gemv_detail::avx2
+}  // namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS

@@ -36,7 +36,7 @@ using Gemv = void (*)(const std::byte* w, size_t stride, size_t cols, const void
 //     nibbles, q + 8, Q5_0's q + 16, Q3_K's q + 4, Q6_K's q + 32, IQ4's
 //     grid values + 128), and sum (q + s) x - s sum x = sum q x. AVX2's
 //     maddubs would saturate q + 128, so its Q8_0 and IQ4 take s = 0 and
-//     the sign trick (gemv_avx2_grouped.h).
+//     the sign trick (gemv_avx2_grouped.h), unless built with AVX-VNNI.
 //   sums: each lane's d times the sum of its quants, for the formats with
 //     a min (Q4_1, Q5_1: w = d q + m; Q2_K, Q4_K, Q5_K: w = d sc q -
 //     dmin m). Q2_K's mins cover its sub-blocks of 16, the lanes, so its
@@ -92,6 +92,7 @@ struct GemvKernels {
 // Constant-initialized (constinit), so static initializers may read them.
 extern const GemvKernels kScalarKernels;
 extern const GemvKernels kAvx2Kernels;
+extern const GemvKernels kAvx2VnniKernels;  // gemv_avx2*.cpp built again with AVX-VNNI
 extern const GemvKernels kAvx512Kernels;
 
 // The kernels `isa` runs for `type`: its own, else the scalar ones, which

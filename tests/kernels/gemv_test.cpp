@@ -248,14 +248,14 @@ TEST_P(GemvGroupedTest, RegroupedRowsMatchFileRows) {
   }
 }
 
-// The layout each ISA reads follows its kernels; AVX-512 and AVX2 read the
-// integer formats (Q8_0, Q4_0 to Q5_1, Q2_K to Q6_K, IQ4_NL, IQ4_XS)
-// regrouped only, which is what their speed rests on.
+// The layout each ISA reads follows its kernels; AVX-512 and AVX2 (with
+// AVX-VNNI or not) read the integer formats (Q8_0, Q4_0 to Q5_1, Q2_K to
+// Q6_K, IQ4_NL, IQ4_XS) regrouped only, which is what their speed rests on.
 TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
   for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
                           TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K,
                           TensorType::IQ4_NL, TensorType::IQ4_XS})
-    for (Isa isa : {Isa::Avx512, Isa::Avx2})
+    for (Isa isa : {Isa::Avx512, Isa::Avx2Vnni, Isa::Avx2})
       EXPECT_EQ(gemv_layout(type, isa), RowLayout::GroupedQuants) << traits(type).name << " " << isa_name(isa);
   for (const WeightFormat& format : weight_formats())
     for (Isa isa : kAllIsas) {
@@ -320,6 +320,35 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
         }
       }
   }
+}
+
+// AVX-VNNI changes how the integer dot products are summed, not what they
+// are: both sums are exact, so AVX2's kernels give the same bits with it or
+// without it, one token or a batch, in one column tile or two.
+TEST(Gemv, AvxVnniGivesAvx2sBits) {
+  if (!isa_supported(Isa::Avx2Vnni)) GTEST_SKIP() << "no AVX-VNNI here";
+  constexpr int64_t kRows = 21;
+  constexpr size_t kTokens = 5;
+  uint32_t seed = 40;
+  for (TensorType type : formats_where(regrouped_somewhere))
+    for (int64_t cols : {whole_blocks(type, 576), whole_blocks(type, 4160)}) {
+      SCOPED_TRACE(std::string(traits(type).name) + ", " + std::to_string(cols) + " columns");
+      const Weights w = random_weights(type, kRows, cols, seed++);
+      std::vector<std::vector<float>> y;
+      for (Isa isa : {Isa::Avx2, Isa::Avx2Vnni}) {
+        const GemvMatrix m(w.view, isa);
+        std::vector<GemvActivation> acts(kTokens);
+        for (size_t t = 0; t < kTokens; ++t) {
+          const std::vector<float> x = test::random_normal(static_cast<size_t>(cols), seed + static_cast<uint32_t>(t));
+          gemv_prepare(type, x.data(), static_cast<size_t>(cols), acts[t], isa);
+        }
+        y.emplace_back(kTokens * kRows + kRows);
+        gemm_rows(m.view(), acts, y.back().data(), kRows, 0, kRows, isa);
+        gemv_rows(m.view(), acts[0], y.back().data() + kTokens * kRows, 0, kRows, isa);
+      }
+      seed += kTokens;
+      EXPECT_EQ(y[0], y[1]);
+    }
 }
 
 TEST_P(GemvTest, RowRangeWritesOnlyItsRows) {

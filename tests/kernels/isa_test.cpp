@@ -10,6 +10,7 @@ namespace {
 TEST(Isa, SelectedIsaIsSupportedAndNamed) {
   EXPECT_TRUE(isa_supported(selected_isa()));
   EXPECT_EQ(isa_name(Isa::Avx512), "avx512");
+  EXPECT_EQ(isa_name(Isa::Avx2Vnni), "avx2vnni");
   EXPECT_EQ(isa_name(Isa::Avx2), "avx2");
   EXPECT_EQ(isa_name(Isa::Scalar), "scalar");
   EXPECT_EQ(supported_isas().front(), Isa::Scalar);
@@ -20,7 +21,17 @@ TEST(Isa, PdbenchIsaLowersTheIsaAndNeverRaisesItPastTheCpu) {
   const Isa best = isa_for(nullptr);
   EXPECT_EQ(isa_for(""), best);
   EXPECT_EQ(isa_for("scalar"), Isa::Scalar);
-  for (Isa isa : kAllIsas) EXPECT_EQ(isa_for(isa_name(isa).data()), isa_supported(isa) ? isa : best);
+  // The named ISA where the CPU runs it, else the best it runs below it.
+  for (Isa isa : kAllIsas) {
+    const Isa got = isa_for(isa_name(isa).data());
+    EXPECT_TRUE(isa_supported(got)) << isa_name(isa);
+    EXPECT_LE(got, isa) << isa_name(isa);
+    for (Isa between : kAllIsas) {
+      if (between > got && between <= isa) {
+        EXPECT_FALSE(isa_supported(between)) << isa_name(isa);
+      }
+    }
+  }
   EXPECT_THROW(isa_for("sse2"), Error);
   EXPECT_THROW(isa_for("AVX512"), Error);
 }

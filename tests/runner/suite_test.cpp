@@ -215,7 +215,7 @@ TEST(Sysinfo, FingerprintNamesTheKernels) {
   EXPECT_NE(f["onednn"].get<std::string>().find(' '), std::string::npos) << f["onednn"];
   ASSERT_TRUE(f.contains("gemv_isa"));
   const std::string gemv = f["gemv_isa"];
-  EXPECT_TRUE(gemv == "scalar" || gemv == "avx2" || gemv == "avx512") << gemv;
+  EXPECT_TRUE(gemv == "scalar" || gemv == "avx2" || gemv == "avx2vnni" || gemv == "avx512") << gemv;
   const std::string bf16 = f["bf16_weights_gemm"];  // "bf16 (measured)", "f32 (PDBENCH_FLOAT_GEMM)"
   EXPECT_TRUE(bf16.starts_with("f32 (") || bf16.starts_with("bf16 (")) << bf16;
   const std::string pairs = f["grouped_row_pairs"];  // "pairs: q4_0 ...; one: q5_K (measured)", or "none"
