@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#   scripts/check-fresh-root.sh [--main-only | --tests-only] [--keep]
+#   scripts/check-fresh-root.sh [--main-only | --tests-only] [--then COMMAND] [--keep]
 # Proves the README's two commands on a fresh Debian 12 machine: builds a
 # minimal Debian 12 root (mmdebstrap, minbase: no compiler, no git, no
 # recommends), copies a clean clone of this checkout's HEAD and ../shared
@@ -11,21 +11,26 @@
 # The root gets only the host's network settings: /etc/resolv.conf and the
 # host's CA certificates (the package registries are reached through that
 # trust store). Nothing is cached between runs, so a package that setup.sh
-# forgets fails here even when this host has it. Exits non-zero when either
-# command fails. Needs root (chroot, mounts); installs mmdebstrap on the host
-# if missing. --keep leaves the root in place and prints its path. Took 37
-# minutes on 2 cores with another build beside it: packages, build, main job.
+# forgets fails here even when this host has it. --then COMMAND runs one
+# more command line in the root after them, where their builds are (CI: the
+# soak test in build-asan/). Exits non-zero when any command fails. Needs
+# root (chroot, mounts); installs mmdebstrap on the host if missing. --keep
+# leaves the root in place and prints its path.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 shared="$(cd "$repo/.." && pwd)/shared"
-run_main=1 run_tests=1 keep=0
-for arg in "$@"; do
-  case "$arg" in
+run_main=1 run_tests=1 keep=0 then=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --main-only) run_tests=0 ;;
     --tests-only) run_main=0 ;;
     --keep) keep=1 ;;
-    *) echo "check-fresh-root: unknown option '$arg'" >&2; exit 2 ;;
+    --then)
+      [ $# -ge 2 ] || { echo "check-fresh-root: --then needs a command" >&2; exit 2; }
+      then="$2"; shift ;;
+    *) echo "check-fresh-root: unknown option '$1'" >&2; exit 2 ;;
   esac
+  shift
 done
 if [ "$(id -u)" -ne 0 ]; then
   echo "check-fresh-root: needs root (mmdebstrap, chroot and mounts)" >&2
@@ -96,12 +101,13 @@ in_root() {
 }
 
 status=0
-# README command NAME LINE: run it in the root; a failure fails the check.
-readme_command() {
-  phase "README command, $1: $2"
+# step NAME LINE: run LINE in the root; a failure fails the check.
+step() {
+  phase "$1: $2"
   if in_root "$2"; then phase "$1 passed"; else phase "$1 FAILED"; status=1; fi
 }
-[ "$run_main" -eq 0 ] || readme_command "main job" "bash scripts/setup.sh && bash scripts/main.sh"
-[ "$run_tests" -eq 0 ] || readme_command "tests" "bash scripts/setup.sh && bash scripts/test.sh"
+[ "$run_main" -eq 0 ] || step "README command, main job" "bash scripts/setup.sh && bash scripts/main.sh"
+[ "$run_tests" -eq 0 ] || step "README command, tests" "bash scripts/setup.sh && bash scripts/test.sh"
+[ -z "$then" ] || step "then" "$then"
 phase "done (exit $status)"
 exit "$status"

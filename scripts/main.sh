@@ -6,7 +6,7 @@
 # (what bounds each phase, the cases table) is the only thing on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh >&2
+bash scripts/build.sh pdbench >&2
 pdbench=./build/bench/pdbench/pdbench
 out="results/default-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"

@@ -1,11 +1,15 @@
 // The gemv kernels of every ISA this CPU runs, against ref::matmul on the same
 // stored weights, within error bounds derived per format below.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -375,6 +379,67 @@ TEST_P(GemvTest, ThreadedConvenienceEqualsOneRange) {
   gemv_rows(m.view(), act, one_range.data(), 0, 101, isa());
   gemv(m.view(), x.data(), threaded.data(), isa());
   EXPECT_EQ(threaded, one_range);  // rows are independent: same kernel, same bits
+}
+
+// A copy of `content` in readable memory between two unmapped pages, against
+// the one after it (at_end) or the one before it: a read of a byte past
+// that edge faults.
+class GuardedCopy {
+ public:
+  GuardedCopy(std::span<const std::byte> content, bool at_end) {
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t inner = (content.size() + page - 1) / page * page;
+    mapped_ = inner + 2 * page;
+    void* p = mmap(nullptr, mapped_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("GuardedCopy: mmap failed");
+    base_ = static_cast<std::byte*>(p);
+    if (mprotect(base_ + page, inner, PROT_READ | PROT_WRITE) != 0) throw std::runtime_error("GuardedCopy: mprotect failed");
+    data_ = base_ + page + (at_end ? inner - content.size() : 0);
+    std::memcpy(data_, content.data(), content.size());
+  }
+  ~GuardedCopy() { munmap(base_, mapped_); }
+  GuardedCopy(const GuardedCopy&) = delete;
+  GuardedCopy& operator=(const GuardedCopy&) = delete;
+  const std::byte* data() const { return data_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::byte* data_ = nullptr;
+  size_t mapped_ = 0;
+};
+
+// No kernel reads a weight byte outside its matrix: with the matrix against
+// an unmapped page at its end, then at its start, one token and a batch give
+// what they give in ordinary memory. The sanitizer builds compile the
+// largest SIMD kernel files uninstrumented (engine/kernels/CMakeLists.txt
+// says why), so there this is what checks their weight reads.
+TEST_P(GemvTest, ReadsNoWeightByteOutsideTheMatrix) {
+  constexpr int64_t kRows = 5;
+  constexpr size_t kTokens = 5;
+  uint32_t seed = 41;
+  for (int64_t cols : widths()) {
+    const Weights w = random_weights(type(), kRows, cols, seed++);
+    const GemvMatrix m(w.view, isa());
+    std::vector<GemvActivation> acts(kTokens);
+    std::vector<std::vector<float>> xs;  // f32 activations point into them
+    for (GemvActivation& act : acts) {
+      xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
+      gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
+    }
+    std::vector<float> expected(kTokens * kRows);
+    gemm_rows(m.view(), acts, expected.data(), kRows, 0, kRows, isa());
+    for (bool at_end : {true, false}) {
+      SCOPED_TRACE(std::to_string(cols) + " columns, unmapped page " + (at_end ? "after" : "before"));
+      const GuardedCopy guarded({m.view().data, m.view().bytes()}, at_end);
+      MatrixView view = m.view();
+      view.data = guarded.data();
+      std::vector<float> one(kRows), batch(kTokens * kRows);
+      gemv_rows(view, acts[0], one.data(), 0, kRows, isa());
+      gemm_rows(view, acts, batch.data(), kRows, 0, kRows, isa());
+      EXPECT_EQ(one, std::vector<float>(expected.begin(), expected.begin() + kRows));
+      EXPECT_EQ(batch, expected);
+    }
+  }
 }
 
 std::string param_name(const ::testing::TestParamInfo<std::tuple<Isa, TensorType>>& p) {
