@@ -15,7 +15,9 @@
 # more command line in the root after them, where their builds are (CI: the
 # soak test in build-asan/). Exits non-zero when any command fails. Needs
 # root (chroot, mounts); installs mmdebstrap on the host if missing. --keep
-# leaves the root in place and prints its path.
+# leaves the root in place and prints its path. Took 55 minutes on 2 cores
+# (2026-12-06): the main job's command 14, the tests' 40, most of it the
+# sanitizer build.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 shared="$(cd "$repo/.." && pwd)/shared"
