@@ -393,7 +393,10 @@ class GuardedCopy {
     void* p = mmap(nullptr, mapped_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("GuardedCopy: mmap failed");
     base_ = static_cast<std::byte*>(p);
-    if (mprotect(base_ + page, inner, PROT_READ | PROT_WRITE) != 0) throw std::runtime_error("GuardedCopy: mprotect failed");
+    if (mprotect(base_ + page, inner, PROT_READ | PROT_WRITE) != 0) {
+      munmap(base_, mapped_);
+      throw std::runtime_error("GuardedCopy: mprotect failed");
+    }
     data_ = base_ + page + (at_end ? inner - content.size() : 0);
     std::memcpy(data_, content.data(), content.size());
   }
