@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <random>
 #include <span>
@@ -17,6 +18,7 @@
 
 #include "engine/kernels/dequantize.h"
 #include "engine/kernels/gemv.h"
+#include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/quantize.h"
 #include "engine/kernels/reference.h"
@@ -404,6 +406,11 @@ class GuardedCopy {
   GuardedCopy(const GuardedCopy&) = delete;
   GuardedCopy& operator=(const GuardedCopy&) = delete;
   const std::byte* data() const { return data_; }
+  // The copy as T, writable: an output buffer starts as a copy of its zeros.
+  template <typename T>
+  T* as() const {
+    return reinterpret_cast<T*>(data_);
+  }
 
  private:
   std::byte* base_ = nullptr;
@@ -411,26 +418,42 @@ class GuardedCopy {
   size_t mapped_ = 0;
 };
 
+// kTokens activations of `cols` random values, prepared for `type` on
+// `isa`, and what gemm_rows makes of them against w's kGuardRows rows in
+// ordinary memory: what the guard-page tests below expect.
+constexpr int64_t kGuardRows = 5;
+constexpr size_t kGuardTokens = 5;
+struct GuardBatch {
+  std::vector<std::vector<float>> xs;  // f32 activations point into them
+  std::vector<GemvActivation> acts;
+  std::vector<float> expected;  // kGuardTokens x kGuardRows
+};
+GuardBatch guard_batch(const MatrixView& w, Isa isa, uint32_t& seed) {
+  GuardBatch b;
+  const auto cols = static_cast<size_t>(w.cols);
+  b.acts.resize(kGuardTokens);
+  for (GemvActivation& act : b.acts) {
+    b.xs.push_back(test::random_normal(cols, seed++));
+    gemv_prepare(w.type, b.xs.back().data(), cols, act, isa);
+  }
+  b.expected.resize(kGuardTokens * kGuardRows);
+  gemm_rows(w, b.acts, b.expected.data(), kGuardRows, 0, kGuardRows, isa);
+  return b;
+}
+
 // No kernel reads a weight byte outside its matrix: with the matrix against
 // an unmapped page at its end, then at its start, one token and a batch give
 // what they give in ordinary memory. The sanitizer builds compile the
 // largest SIMD kernel files uninstrumented (engine/kernels/CMakeLists.txt
 // says why), so there this is what checks their weight reads.
 TEST_P(GemvTest, ReadsNoWeightByteOutsideTheMatrix) {
-  constexpr int64_t kRows = 5;
-  constexpr size_t kTokens = 5;
+  constexpr int64_t kRows = kGuardRows;
+  constexpr size_t kTokens = kGuardTokens;
   uint32_t seed = 41;
   for (int64_t cols : widths()) {
     const Weights w = random_weights(type(), kRows, cols, seed++);
     const GemvMatrix m(w.view, isa());
-    std::vector<GemvActivation> acts(kTokens);
-    std::vector<std::vector<float>> xs;  // f32 activations point into them
-    for (GemvActivation& act : acts) {
-      xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
-      gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
-    }
-    std::vector<float> expected(kTokens * kRows);
-    gemm_rows(m.view(), acts, expected.data(), kRows, 0, kRows, isa());
+    const auto [xs, acts, expected] = guard_batch(m.view(), isa(), seed);
     for (bool at_end : {true, false}) {
       SCOPED_TRACE(std::to_string(cols) + " columns, unmapped page " + (at_end ? "after" : "before"));
       const GuardedCopy guarded({m.view().data, m.view().bytes()}, at_end);
@@ -441,6 +464,70 @@ TEST_P(GemvTest, ReadsNoWeightByteOutsideTheMatrix) {
       gemm_rows(view, acts, batch.data(), kRows, 0, kRows, isa());
       EXPECT_EQ(one, std::vector<float>(expected.begin(), expected.begin() + kRows));
       EXPECT_EQ(batch, expected);
+    }
+  }
+}
+
+// Guarded copies of buffers, each against an unmapped page on one side.
+class GuardedBuffers {
+ public:
+  explicit GuardedBuffers(bool at_end) : at_end_(at_end) {}
+  template <typename T, typename Alloc>
+  T* copy(const std::vector<T, Alloc>& v) {
+    return copies_.emplace_back(std::as_bytes(std::span(v)), at_end_).template as<T>();
+  }
+
+ private:
+  bool at_end_;
+  std::deque<GuardedCopy> copies_;  // never moved: the kernels hold their addresses
+};
+
+// No kernel reads an activation byte outside the activation's buffers or
+// writes an output outside y: each buffer against an unmapped page after
+// it, then before it, every way gemm_rows reads rows (streamed, cached, in
+// pairs), one token and a batch. With ReadsNoWeightByteOutsideTheMatrix,
+// this checks the accesses ASan does not in the kernel files the sanitizer
+// builds leave uninstrumented (engine/kernels/CMakeLists.txt).
+TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
+  constexpr int64_t kRows = kGuardRows;
+  constexpr size_t kTokens = kGuardTokens;
+  const gemv_detail::FormatGemv& kernels = gemv_detail::kernels_for(isa(), type());
+  uint32_t seed = 43;
+  for (int64_t cols : widths()) {
+    const Weights w = random_weights(type(), kRows, cols, seed++);
+    const GemvMatrix m(w.view, isa());
+    const MatrixView view = m.view();
+    const auto n = static_cast<size_t>(cols);
+    const auto [xs, acts, expected] = guard_batch(view, isa(), seed);
+    for (bool at_end : {true, false}) {
+      SCOPED_TRACE(std::to_string(cols) + " columns, unmapped page " + (at_end ? "after" : "before"));
+      GuardedBuffers guarded(at_end);
+      if (view.layout == RowLayout::GroupedQuants) {
+        std::vector<gemv_detail::GroupedActivation> grouped;
+        for (const GemvActivation& act : acts)
+          grouped.push_back({reinterpret_cast<const BlockQ8Act*>(guarded.copy(act.quantized)), guarded.copy(act.grouped_qs),
+                             guarded.copy(act.grouped_d), guarded.copy(act.grouped_offsets),
+                             guarded.copy(act.grouped_sums)});
+        for (gemv_detail::RowRead read : {gemv_detail::RowRead::Streamed, gemv_detail::RowRead::Cached,
+                                          gemv_detail::RowRead::CachedPairs}) {
+          if (read == gemv_detail::RowRead::CachedPairs && !kernels.pairs_rows) continue;
+          for (size_t n_x : {size_t{1}, kTokens}) {
+            float* y = guarded.copy(std::vector<float>(n_x * kRows));
+            kernels.grouped_rows(view.data, view.row_stride(), n, grouped.data(), n_x, y, kRows, kRows, read);
+            EXPECT_EQ(std::vector<float>(y, y + n_x * kRows), std::vector<float>(expected.begin(), expected.begin() + n_x * kRows))
+                << "read " << static_cast<int>(read) << ", " << n_x << " tokens";
+          }
+        }
+      } else {
+        for (size_t t = 0; t < kTokens; ++t) {
+          const void* x = acts[t].f32 != nullptr ? static_cast<const void*>(guarded.copy(xs[t]))
+                                                 : static_cast<const void*>(guarded.copy(acts[t].quantized));
+          float* y = guarded.copy(std::vector<float>(kRows));
+          kernels.file_rows(view.data, view.row_stride(), n, x, y, kRows);
+          EXPECT_EQ(std::vector<float>(y, y + kRows), std::vector<float>(expected.begin() + t * kRows, expected.begin() + (t + 1) * kRows))
+              << "token " << t;
+        }
+      }
     }
   }
 }
