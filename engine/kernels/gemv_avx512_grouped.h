@@ -276,6 +276,16 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // vectors a cycle, so row_pairing.h measures which is faster per format at
 // load. Streamed from memory, two rows at once are two streams, which
 // decoded one token slower on the Zen 4: streamed rows go one at a time.
+// On an AMD EPYC Zen 5 (two vpdpbusd a cycle, latency 4) Q8_0's 512 tokens
+// through gate/up run about one a cycle (420-450 GFLOP/s on one thread, the
+// clock 3.0-3.5 GHz by a dependent-add loop), and no single cost explains the
+// rest: three rows at a time (a strip of 18) took 0.95-1.03x two rows' time
+// (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, IQ4_XS; Q4_0 the 0.95), two accumulators
+// per dot product (chains of 4) 0.95-1.05x at 512 tokens and 1.08-1.19x at
+// 8 (Q8_0); dropping, numerically wrong, to find a ceiling, the sign flip
+// gained 0-3%, the scales' float work 0-13%, every row's weights read from
+// L1 4-10% (BM_gemm_rows, 1 thread, min of 3, two or three alternations;
+// the host's clock moved between runs).
 constexpr size_t kStrip = 16;
 constexpr size_t kTileBytes = 16384;
 constexpr size_t kPairTokens = 4;
