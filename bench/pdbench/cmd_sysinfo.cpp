@@ -39,6 +39,7 @@ void run(const SysinfoArgs& a) {
   std::printf("kernels:    oneDNN %s, GEMV %s\n", f["onednn"].get<std::string>().c_str(),
               f["gemv_isa"].get<std::string>().c_str());
   std::printf("L2 rows:    %s\n", f.value("grouped_row_pairs", std::string("unknown")).c_str());
+  std::printf("L1 ahead:   %s\n", f.value("streamed_l1_prefetch", std::string("unknown")).c_str());
   std::printf("git commit: %s%s\n", f["git_commit"].get<std::string>().c_str(),
               f.value("git_dirty", false) ? " (with uncommitted changes)" : "");
   std::printf("read:       %.1f GB/s (1 thread), %.1f GB/s (all)\n", limits->read_gb_s_1t, limits->read_gb_s_all);

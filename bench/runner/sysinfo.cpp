@@ -24,6 +24,7 @@
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/kernels/row_pairing.h"
+#include "engine/kernels/stream_prefetch.h"
 #include "engine/kernels/weight_format.h"
 #include "engine/profile/op_profile.h"
 #include "engine/util/aligned_vector.h"
@@ -259,6 +260,10 @@ nlohmann::json system_facts() {
   const FloatGemmChoice bf16_files = float_gemm_choice();
   f["bf16_weights_gemm"] = std::string(gemm_precision_name(bf16_files.precision)) + " (" + bf16_files.source + ")";
   f["grouped_row_pairs"] = grouped_row_pairs();
+  const StreamPrefetch l1 = stream_prefetch(selected_isa());
+  char probe[64] = "";
+  if (l1.near_ms > 0) std::snprintf(probe, sizeof probe, ": near %.2f ms, far %.2f ms", l1.near_ms, l1.far_ms);
+  f["streamed_l1_prefetch"] = std::string(l1.far_l1 ? "far" : "near") + " (" + l1.source + probe + ")";
   return f;
 }
 

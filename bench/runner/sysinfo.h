@@ -53,8 +53,9 @@ GemmPrecision op_compute_precision(std::string_view op, GemmPrecision weights);
 // CPU model and flags, cores, caches, memory, THP, governor, compiler and
 // flags, git commit and whether the tree was dirty, oneDNN version and ISA
 // ("onednn": "2.6.3 avx512_core"), the ISA of pdbench's own kernels ("gemv_isa"),
-// the GEMM for BF16 files and which formats' rows prefill pairs from L2
-// ("bf16_weights_gemm", "grouped_row_pairs": measured choices).
+// the GEMM for BF16 files, which formats' rows prefill pairs from L2 and
+// how far ahead streamed rows are prefetched into L1 ("bf16_weights_gemm",
+// "grouped_row_pairs", "streamed_l1_prefetch": measured choices).
 // Fields that cannot be read are absent.
 nlohmann::json system_facts();
 

@@ -11,6 +11,7 @@
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/grouped_rows.h"
 #include "engine/kernels/row_pairing.h"
+#include "engine/kernels/stream_prefetch.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -99,6 +100,11 @@ gemv_detail::GroupedGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
   return w.layout == RowLayout::GroupedQuants ? kernels_for(isa, w.type).grouped_rows : nullptr;
 }
 
+// How rows come from memory on `isa`: prefetched into L1 near or far ahead.
+gemv_detail::RowRead streamed(Isa isa) {
+  return stream_prefetch(isa).far_l1 ? gemv_detail::RowRead::StreamedFarL1 : gemv_detail::RowRead::Streamed;
+}
+
 gemv_detail::GroupedGemv grouped_kernel(Isa isa, const MatrixView& w) {
   const gemv_detail::GroupedGemv kernel = grouped_kernel_or_null(isa, w);
   if (kernel == nullptr)
@@ -157,7 +163,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
     const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
-    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, gemv_detail::RowRead::Streamed);
+    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, streamed(isa));
   }
   const void* x = act.f32 != nullptr ? static_cast<const void*>(act.f32) : act.quantized.data();
   file_rows_kernel(isa, w)(first, stride, cols, x, out, n);
@@ -205,7 +211,7 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
     // The first tile of tokens brings the block from memory; the rest find it in L2.
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
       batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m), y + m * y_stride + r0,
-                   y_stride, n_rows, m == 0 ? gemv_detail::RowRead::Streamed : cached);
+                   y_stride, n_rows, m == 0 ? streamed(isa) : cached);
   }
 }
 

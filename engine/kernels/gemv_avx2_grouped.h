@@ -293,7 +293,7 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
        gemv_grouped<Format, 4, true>}};
   for (size_t m = 0; m < n_x; m += kTokensPerPass) {
     const size_t n = n_x - m < kTokensPerPass ? n_x - m : kTokensPerPass;
-    const bool prefetch = read == RowRead::Streamed && m == 0;
+    const bool prefetch = from_memory(read) && m == 0;
     kByPass[prefetch ? 1 : 0][n - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
   }
 }

@@ -292,7 +292,7 @@ constexpr size_t kPairTokens = 4;
 
 template <typename Format, size_t M, bool Prefetch, size_t kRows>
 void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
-                  size_t y_stride, size_t n_rows) {
+                  size_t y_stride, size_t n_rows, bool far_l1) {
   static_assert(kRows == 1 || (!Prefetch && M <= kPairTokens), "rows pair from cache, against few tokens");
   constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
   const size_t n_lanes = cols / Format::kLane;
@@ -307,6 +307,10 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   // ahead (Q4_K 352-360 us against 430-457 at 8 KiB) and its FFN-down rows
   // (4.6-8.7 KiB) 16 KiB ahead (Q6_K 605 against 634-638; 855-868 at 4 KiB).
   // The fixed 8 KiB before came from the Intel Xeon above, not re-measured.
+  // Into L1 2 KiB ahead suited the Zen 4; an AMD EPYC Zen 5 streamed those
+  // gate/up rows faster prefetching into L1 as far ahead as into L2 (Q4_K
+  // 215-249 -> 191-211 us on 2 threads, six alternations; FFN-down level),
+  // so which is the CPU's (RowRead::StreamedFarL1, stream_prefetch.h).
   // A whole row prefetches all its lines: its groups' quants alone missed
   // the row's header (scales) lines, 8 of FFN-down's 136 a row in Q8_0,
   // which then came from memory on demand: one token through Llama-3.2-1B's
@@ -314,10 +318,10 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   // the same bytes, and 814-843 us prefetching every line (Q4_K 417-426 ->
   // 329-346; BM_gemv, min of 5, AMD EPYC Zen 4, three alternations).
   const size_t n_groups = (n_lanes + 15) / 16;
-  const PrefetchDistances ahead =
-      n_lanes > kTileLanes
-          ? PrefetchDistances{stride, kStrip * stride, 0}
-          : PrefetchDistances{2048, std::clamp<size_t>(2 * stride, 4096, 16384), (stride / n_groups + 63) / 64 * 64};
+  const size_t far = std::clamp<size_t>(2 * stride, 4096, 16384);
+  const PrefetchDistances ahead = n_lanes > kTileLanes
+                                      ? PrefetchDistances{stride, kStrip * stride, 0}
+                                      : PrefetchDistances{far_l1 ? far : 2048, far, (stride / n_groups + 63) / 64 * 64};
   for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
     const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
     for (size_t i = 0; i < strip; ++i)
@@ -342,7 +346,7 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
 template <typename Format>
 void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                         float* y, size_t y_stride, size_t n_rows, RowRead read) {
-  using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t);
+  using Kernel = void (*)(const std::byte*, size_t, size_t, const GroupedActivation*, float*, size_t, size_t, bool);
   static constexpr Kernel kByBatch[2][kGemvMaxBatch] = {
       {gemv_grouped<Format, 1, false, 1>, gemv_grouped<Format, 2, false, 1>, gemv_grouped<Format, 3, false, 1>,
        gemv_grouped<Format, 4, false, 1>, gemv_grouped<Format, 5, false, 1>, gemv_grouped<Format, 6, false, 1>,
@@ -353,9 +357,10 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
   static constexpr Kernel kPaired[kPairTokens] = {gemv_grouped<Format, 1, false, 2>, gemv_grouped<Format, 2, false, 2>,
                                                   gemv_grouped<Format, 3, false, 2>, gemv_grouped<Format, 4, false, 2>};
   if (read != RowRead::CachedPairs)
-    return kByBatch[read == RowRead::Streamed ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows);
+    return kByBatch[from_memory(read) ? 1 : 0][n_x - 1](w, stride, cols, xs, y, y_stride, n_rows,
+                                                        read == RowRead::StreamedFarL1);
   for (size_t m = 0; m < n_x; m += kPairTokens)
-    kPaired[std::min(kPairTokens, n_x - m) - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
+    kPaired[std::min(kPairTokens, n_x - m) - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows, false);
 }
 
 // Q2_K's and Q3_K's kernels (GroupedGemv), gemv_avx512_k23.cpp's, for

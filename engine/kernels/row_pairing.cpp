@@ -11,7 +11,7 @@
 #include "engine/kernels/alternating_best.h"
 #include "engine/kernels/gemv.h"
 #include "engine/kernels/gemv_matrix.h"
-#include "engine/kernels/quantize.h"
+#include "engine/kernels/probe_rows.h"
 #include "engine/util/error.h"
 
 namespace pdbench {
@@ -23,14 +23,9 @@ constexpr size_t kDistinctRows = 16;  // the speed does not depend on the values
 constexpr int kRuns = 5;
 
 std::vector<std::byte> probe_rows(TensorType type, std::mt19937& gen) {
-  std::normal_distribution<float> normal(0.0f, 0.02f);
   const size_t bytes = row_bytes(type, kCols);
-  std::vector<std::byte> rows(kRows * bytes);
-  std::vector<float> values(kCols);
-  for (size_t r = 0; r < kDistinctRows; ++r) {
-    for (float& v : values) v = normal(gen);
-    quantize_row(type, values.data(), rows.data() + r * bytes, kCols);
-  }
+  std::vector<std::byte> rows = random_rows(type, kCols, kDistinctRows, gen);
+  rows.resize(kRows * bytes);
   for (size_t r = kDistinctRows; r < kRows; ++r)
     std::copy_n(rows.data() + r % kDistinctRows * bytes, bytes, rows.data() + r * bytes);
   return rows;

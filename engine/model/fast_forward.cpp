@@ -11,7 +11,9 @@
 #include "engine/kernels/activation.h"
 #include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/reference.h"
+#include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/row_pairing.h"
+#include "engine/kernels/stream_prefetch.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
@@ -120,7 +122,9 @@ Projection FastForward::projection(std::initializer_list<const MatrixView*> stac
   bool floats = true;
   for (const MatrixView* w : stacked) {
     p.parts.emplace_back(*w);
-    row_pairing(selected_isa(), w->type);  // measured here, not in the first prefill
+    // Measured here, not in the first prefill or decode step.
+    row_pairing(selected_isa(), w->type);
+    if (gemv_layout(w->type) == RowLayout::GroupedQuants) stream_prefetch(selected_isa());
     views.push_back(*w);
     p.rows += static_cast<size_t>(w->rows);
     p.weight_bytes += static_cast<double>(w->bytes());

@@ -484,10 +484,11 @@ class GuardedBuffers {
 
 // No kernel reads an activation byte outside the activation's buffers or
 // writes an output outside y: each buffer against an unmapped page after
-// it, then before it, every way gemm_rows reads rows (streamed, cached, in
-// pairs), one token and a batch. With ReadsNoWeightByteOutsideTheMatrix,
-// this checks the accesses ASan does not in the kernel files the sanitizer
-// builds leave uninstrumented (engine/kernels/CMakeLists.txt).
+// it, then before it, every way gemm_rows reads rows (streamed with either
+// L1 prefetch, cached, in pairs), one token and a batch. With
+// ReadsNoWeightByteOutsideTheMatrix, this checks the accesses ASan does not
+// in the kernel files the sanitizer builds leave uninstrumented
+// (engine/kernels/CMakeLists.txt).
 TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
   constexpr int64_t kRows = kGuardRows;
   constexpr size_t kTokens = kGuardTokens;
@@ -508,8 +509,8 @@ TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
           grouped.push_back({reinterpret_cast<const BlockQ8Act*>(guarded.copy(act.quantized)), guarded.copy(act.grouped_qs),
                              guarded.copy(act.grouped_d), guarded.copy(act.grouped_offsets),
                              guarded.copy(act.grouped_sums)});
-        for (gemv_detail::RowRead read : {gemv_detail::RowRead::Streamed, gemv_detail::RowRead::Cached,
-                                          gemv_detail::RowRead::CachedPairs}) {
+        for (gemv_detail::RowRead read : {gemv_detail::RowRead::Streamed, gemv_detail::RowRead::StreamedFarL1,
+                                          gemv_detail::RowRead::Cached, gemv_detail::RowRead::CachedPairs}) {
           if (read == gemv_detail::RowRead::CachedPairs && !kernels.pairs_rows) continue;
           for (size_t n_x : {size_t{1}, kTokens}) {
             float* y = guarded.copy(std::vector<float>(n_x * kRows));

@@ -220,6 +220,8 @@ TEST(Sysinfo, FingerprintNamesTheKernels) {
   EXPECT_TRUE(bf16.starts_with("f32 (") || bf16.starts_with("bf16 (")) << bf16;
   const std::string pairs = f["grouped_row_pairs"];  // "pairs: q4_0 ...; one: q5_K (measured)", or "none"
   EXPECT_TRUE(pairs == "none" || pairs.starts_with("pairs: ")) << pairs;
+  const std::string l1 = f["streamed_l1_prefetch"];  // "far (measured: near 2.46 ms, far 2.28 ms)", "near (avx512 only)"
+  EXPECT_TRUE(l1.starts_with("near (") || l1.starts_with("far (")) << l1;
   const std::string commit = f["git_commit"];  // read at build time, not configure time
   EXPECT_TRUE(commit == "unknown" || commit.size() == 12) << commit;
   EXPECT_TRUE(f["git_dirty"].is_boolean());
