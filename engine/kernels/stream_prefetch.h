@@ -24,8 +24,9 @@ struct StreamPrefetch {
 // it); else, on AVX-512, the probe: one token through 64 MiB of Q4_K rows
 // of 2048 columns (twice a Zen 5 CCD's L3, so they come from memory), each
 // way, alternating, five runs each on the calling thread, the smaller best
-// time winning (some 40 ms); near, not measured, when twice that memory is
-// not available (available_memory.h). Other ISAs have nothing to choose.
+// time winning (70-180 ms on the Zen 5, filling the rows included); near,
+// not measured, when twice that memory is not available
+// (available_memory.h). Other ISAs have nothing to choose.
 StreamPrefetch choose_stream_prefetch(Isa isa);
 
 // choose_stream_prefetch's answer, asked once per process and ISA.
