@@ -100,9 +100,9 @@ gemv_detail::GroupedGemv grouped_kernel_or_null(Isa isa, const MatrixView& w) {
   return w.layout == RowLayout::GroupedQuants ? kernels_for(isa, w.type).grouped_rows : nullptr;
 }
 
-// How rows come from memory on `isa`: prefetched into L1 near or far ahead.
-gemv_detail::RowRead streamed(Isa isa) {
-  return stream_prefetch(isa).far_l1 ? gemv_detail::RowRead::StreamedFarL1 : gemv_detail::RowRead::Streamed;
+// How rows come from memory: prefetched into L1 far or near ahead.
+gemv_detail::RowRead streamed(bool far_l1) {
+  return far_l1 ? gemv_detail::RowRead::StreamedFarL1 : gemv_detail::RowRead::Streamed;
 }
 
 gemv_detail::GroupedGemv grouped_kernel(Isa isa, const MatrixView& w) {
@@ -154,6 +154,11 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, Isa isa) {
+  gemv_rows_l1_ahead(w, act, y, row_begin, row_end, stream_prefetch(isa).far_l1, isa);
+}
+
+void gemv_rows_l1_ahead(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
+                        int64_t row_end, bool far_l1, Isa isa) {
   check_activation(w, act);
   if (row_begin >= row_end) return;
   const std::byte* first = w.row(row_begin);
@@ -163,7 +168,7 @@ void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t
   float* out = y + row_begin;
   if (w.layout == RowLayout::GroupedQuants) {
     const gemv_detail::GroupedActivation x = grouped_activation(isa, act);
-    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, streamed(isa));
+    return grouped_kernel(isa, w)(first, stride, cols, &x, 1, out, 0, n, streamed(far_l1));
   }
   const void* x = act.f32 != nullptr ? static_cast<const void*>(act.f32) : act.quantized.data();
   file_rows_kernel(isa, w)(first, stride, cols, x, out, n);
@@ -211,7 +216,7 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
     // The first tile of tokens brings the block from memory; the rest find it in L2.
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
       batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m), y + m * y_stride + r0,
-                   y_stride, n_rows, m == 0 ? streamed(isa) : cached);
+                   y_stride, n_rows, m == 0 ? streamed(stream_prefetch(isa).far_l1) : cached);
   }
 }
 

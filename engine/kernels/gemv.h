@@ -60,6 +60,12 @@ void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActiv
 void gemv_rows(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
                int64_t row_end, Isa isa = selected_isa());
 
+// gemv_rows with regrouped rows prefetched into L1 far ahead or near as
+// `far_l1` says (where the ISA's kernel has the choice), not as
+// stream_prefetch chose: its probe. The sums are the same either way.
+void gemv_rows_l1_ahead(const MatrixView& w, const GemvActivation& act, float* y, int64_t row_begin,
+                        int64_t row_end, bool far_l1, Isa isa = selected_isa());
+
 // The most activations the batch kernels read a weight once for: a tile of
 // gemm_rows.
 inline constexpr size_t kGemvMaxBatch = 8;

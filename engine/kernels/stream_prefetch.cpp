@@ -9,7 +9,6 @@
 
 #include "engine/kernels/alternating_best.h"
 #include "engine/kernels/gemv.h"
-#include "engine/kernels/gemv_isa.h"
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/probe_rows.h"
 #include "engine/util/aligned_vector.h"
@@ -40,16 +39,12 @@ StreamPrefetch measure(Isa isa) {
   for (float& v : x) v = normal(gen);
   GemvActivation act;
   gemv_prepare(kType, x.data(), kCols, act, isa);
-  const gemv_detail::GroupedActivation grouped{act.blocks<BlockQ8Act>().data(), act.grouped_qs.data(),
-                                               act.grouped_d.data(), act.grouped_offsets.data(),
-                                               act.grouped_sums.data()};
-  const gemv_detail::GroupedGemv kernel = gemv_detail::kernels_for(isa, kType).grouped_rows;
+  const MatrixView w{kType, static_cast<int64_t>(rows), kCols, streamed.data(), RowLayout::GroupedQuants};
   std::vector<float> y(rows);
-  const auto stream = [&](gemv_detail::RowRead read) {
-    return [&, read] { kernel(streamed.data(), stride, kCols, &grouped, 1, y.data(), 0, rows, read); };
+  const auto stream = [&](bool far_l1) {
+    return [&, far_l1] { gemv_rows_l1_ahead(w, act, y.data(), 0, w.rows, far_l1, isa); };
   };
-  const BestOfTwo best =
-      alternating_best(kRuns, stream(gemv_detail::RowRead::Streamed), stream(gemv_detail::RowRead::StreamedFarL1));
+  const BestOfTwo best = alternating_best(kRuns, stream(false), stream(true));
   return {best.second_ms < best.first_ms, best.first_ms, best.second_ms, "measured"};
 }
 
