@@ -14,6 +14,7 @@
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/row_pairing.h"
 #include "engine/kernels/stream_prefetch.h"
+#include "engine/model/stacked_rows.h"
 #include "engine/util/available_memory.h"
 #include "engine/util/error.h"
 
@@ -24,26 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double gemm_flops(size_t rows, size_t cols, size_t n) { return 2.0 * static_cast<double>(rows * cols * n); }
-
-// The rows of matrices stacked into one row space (fused Q/K/V or gate/up)
-// split between threads, so the stack costs one barrier instead of one per
-// matrix: fn(i, base, lo, hi) for the rows [lo, hi) of part i that `thread`
-// computes, base being the rows of the parts before it.
-template <typename Fn>
-void split_stacked_rows(std::span<const int64_t> part_rows, int thread, int n_threads, Fn fn) {
-  int64_t total = 0;
-  for (int64_t rows : part_rows) total += rows;
-  const RowRange mine = gemv_thread_rows(total, thread, n_threads);
-  int64_t base = 0;
-  size_t i = 0;
-  for (int64_t rows : part_rows) {
-    const int64_t lo = std::max(mine.begin, base);
-    const int64_t hi = std::min(mine.end, base + rows);
-    if (lo < hi) fn(i, base, lo - base, hi - base);
-    base += rows;
-    ++i;
-  }
-}
 
 // The tokens in flight as runs of consecutive positions of one sequence (a
 // prompt is one run, a batched decode step one per sequence), their queries
@@ -229,6 +210,7 @@ void FastForward::size_activations(size_t tokens, size_t logit_rows) {
   gate_up_.resize(tokens * 2 * c.ffn_dim);
   logits_.resize(logit_rows * c.vocab);
   partials_.resize(static_cast<size_t>(omp_get_max_threads()));
+  if (!pieces_ || pieces_->max_threads() < omp_get_max_threads()) pieces_.emplace(omp_get_max_threads());
   for (std::vector<GemvActivation>& set : acts_) set.resize(std::max(set.size(), std::max(tokens, logit_rows)));
 }
 
@@ -294,19 +276,18 @@ void FastForward::Pass::normalize(std::span<const float> weight, std::span<const
 
 // out[n][p.rows] = in[n][p.cols] through p's stacked matrices. Threads
 // prepare their share of the tokens for each distinct weight type, then
-// split the stack's rows (one barrier for the whole stack), each reading
-// its rows once for all n tokens (gemm_rows); float formats with more than
-// one token run p's oneDNN GEMM instead.
+// take pieces of the stack's rows, their own first (stacked_rows.h; one
+// barrier for the whole stack), reading each row once for all n tokens
+// (gemm_rows); float formats with more than one token run p's oneDNN GEMM
+// instead.
 void FastForward::Pass::project(Projection& p, const float* in, size_t n, float* out) {
   if (n > 1 && p.gemm) return team_.forking([&] { p.gemm->run(in, out, n); });
   // Parts of one type read one set of activations, prepared once.
   size_t set_of[kMaxStacked];
   TensorType set_type[kMaxStacked];
   size_t n_sets = 0;
-  int64_t part_rows[kMaxStacked];
   for (size_t i = 0; i < p.parts.size(); ++i) {
     const MatrixView& w = p.parts[i].view();
-    part_rows[i] = w.rows;
     set_of[i] = n_sets;
     for (size_t s = 0; s < n_sets; ++s)
       if (set_type[s] == w.type) set_of[i] = s;
@@ -317,12 +298,16 @@ void FastForward::Pass::project(Projection& p, const float* in, size_t n, float*
     for (size_t s = 0; s < n_sets; ++s)
       for (auto t = static_cast<size_t>(tokens.begin); t < static_cast<size_t>(tokens.end); ++t)
         gemv_prepare(set_type[s], in + t * p.cols, p.cols, f_.acts_[s][t]);
+    f_.pieces_->reset(thread);
 #pragma omp barrier
-    split_stacked_rows(std::span(part_rows, p.parts.size()), thread, n_threads,
-                       [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
-                         gemm_rows(p.parts[i].view(), std::span(f_.acts_[set_of[i]].data(), n), out + base, p.rows,
-                                   lo, hi);
-                       });
+    const size_t each = stacked_row_pieces_each(static_cast<size_t>(p.weight_bytes), n_threads);
+    f_.pieces_->take(thread, n_threads, each, [&](size_t piece) {
+      split_stacked_rows(std::span<const GemvMatrix>(p.parts), piece, each * static_cast<size_t>(n_threads),
+                         [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
+                           gemm_rows(p.parts[i].view(), std::span(f_.acts_[set_of[i]].data(), n), out + base, p.rows,
+                                     lo, hi);
+                         });
+    });
   });
 }
 

@@ -24,6 +24,7 @@
 #include "engine/kernels/gemv_matrix.h"
 #include "engine/kernels/onednn_gemm.h"
 #include "engine/model/forward.h"
+#include "engine/model/stacked_rows.h"
 #include "engine/model/thread_team.h"
 
 namespace pdbench {
@@ -85,6 +86,8 @@ class FastForward : public Forward {
   // one set per distinct weight type among the stacked parts.
   static constexpr size_t kMaxStacked = 3;
   std::array<std::vector<GemvActivation>, kMaxStacked> acts_;
+  // Who takes which piece of the current projection's rows.
+  std::optional<PieceDealer> pieces_;
 };
 
 }  // namespace pdbench

@@ -3,13 +3,19 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "engine/kernels/float_gemm_choice.h"
 #include "engine/kernels/weight_format.h"
 #include "engine/model/fast_forward.h"
+#include "engine/model/stacked_rows.h"
 #include "engine/model/synthetic_model.h"
 #include "engine/profile/op_profile.h"
 #include "engine/runtime/generator.h"
@@ -268,6 +274,70 @@ TEST(KvCacheTypes, LogitsStayWithinTheTypesRounding) {
 // The profile counts the K/V bytes attention reads as stored: each position
 // of each layer once, at the cache type's size (a q8_0 cache reads about a
 // quarter of an f32 one), for prefill (every token its causal prefix) and decode.
+// A stack's parts as split_stacked_rows reads them: their views only.
+struct ViewOnly {
+  MatrixView w;
+  const MatrixView& view() const { return w; }
+};
+
+// Llama-3.2-1B's QKV stack in Q4_K_M (Q and K in Q4_K, V in Q6_K), in 1 to
+// 16 pieces: each row goes to one piece, and each piece's bytes are within
+// a row of an equal share. Split by rows in halves, they were 1.77 and
+// 2.04 MB.
+TEST(StackedRows, EachRowToOnePieceAndEqualBytesToEach) {
+  const ViewOnly parts[] = {{{TensorType::Q4_K, 2048, 2048}}, {{TensorType::Q4_K, 512, 2048}},
+                            {{TensorType::Q6_K, 512, 2048}}};
+  for (size_t n_pieces = 1; n_pieces <= 16; ++n_pieces) {
+    SCOPED_TRACE(std::to_string(n_pieces) + " pieces");
+    std::vector<int> owner(3072, -1);
+    std::vector<size_t> bytes(n_pieces);
+    for (size_t piece = 0; piece < n_pieces; ++piece)
+      split_stacked_rows(std::span<const ViewOnly>(parts), piece, n_pieces,
+                         [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
+                           for (int64_t r = base + lo; r < base + hi; ++r) {
+                             EXPECT_EQ(owner[static_cast<size_t>(r)], -1) << "row " << r;
+                             owner[static_cast<size_t>(r)] = static_cast<int>(piece);
+                           }
+                           bytes[piece] += static_cast<size_t>(hi - lo) * parts[i].w.row_stride();
+                         });
+    EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0);
+    double share = 0;
+    for (const ViewOnly& part : parts) share += static_cast<double>(part.w.bytes()) / static_cast<double>(n_pieces);
+    for (size_t piece_bytes : bytes)
+      EXPECT_LT(std::abs(static_cast<double>(piece_bytes) - share), row_bytes(TensorType::Q6_K, 2048));
+  }
+}
+
+// One thread takes the stack whole; more own 1 to 8 pieces each, none
+// under 256 KiB.
+TEST(StackedRows, PiecesEach) {
+  EXPECT_EQ(stacked_row_pieces_each(size_t{200} << 20, 1), 1u);
+  EXPECT_EQ(stacked_row_pieces_each(size_t{200} << 20, 2), 8u);
+  EXPECT_EQ(stacked_row_pieces_each(size_t{3} << 20, 2), 6u);
+  EXPECT_EQ(stacked_row_pieces_each(size_t{100} << 10, 2), 1u);
+}
+
+// A thread alone takes its own pieces in order, then the others'; threads
+// together take each piece once, however the work falls between them.
+TEST(StackedRows, EveryPieceTakenOnce) {
+  PieceDealer dealer(3);
+  for (int t = 0; t < 3; ++t) dealer.reset(t);
+  std::vector<size_t> order;
+  dealer.take(1, 3, 2, [&](size_t piece) { order.push_back(piece); });
+  dealer.take(0, 3, 2, [&](size_t piece) { order.push_back(piece); });
+  EXPECT_EQ(order, (std::vector<size_t>{2, 3, 4, 5, 0, 1}));
+  for (int n_threads : {2, 3}) {
+    std::vector<std::atomic<int>> taken(static_cast<size_t>(n_threads) * 8);
+#pragma omp parallel num_threads(n_threads)
+    {
+      dealer.reset(omp_get_thread_num());
+#pragma omp barrier
+      dealer.take(omp_get_thread_num(), omp_get_num_threads(), 8, [&](size_t piece) { ++taken[piece]; });
+    }
+    for (size_t piece = 0; piece < taken.size(); ++piece) EXPECT_EQ(taken[piece], 1) << "piece " << piece;
+  }
+}
+
 TEST(OpProfileCounts, AttentionBytesFollowTheKvType) {
   const Engine engine = Engine::load(test::model_path("stories260K.gguf"));
   const ModelConfig& c = engine.model().config();
