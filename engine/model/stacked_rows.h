@@ -3,7 +3,9 @@
 // gate/up) are dealt to threads: in pieces of the whole stack, so the stack
 // costs one barrier instead of one per matrix. Each thread owns an equal run
 // of pieces and takes them in order, so its rows stream as one; a thread
-// done with its own takes the next pieces of the others'. A static half
+// done with its own takes the next pieces of the others' (OpenMP's
+// schedule(dynamic) hands pieces out in one order to whoever asks, so a
+// thread's consecutive pieces would rarely be adjacent rows). A static half
 // each left one thread waiting whenever the other's CPU ran slower: on a
 // 2-vCPU KVM guest the two ran a dependent-add loop at 3.4 and 1.2 G adds/s,
 // and which one was slow changed within minutes.
@@ -22,7 +24,7 @@ namespace pdbench {
 // thread, else up to 8, none under 256 KiB.
 inline size_t stacked_row_pieces_each(size_t bytes, int n_threads) {
   if (n_threads == 1) return 1;
-  return std::clamp<size_t>(bytes / static_cast<size_t>(n_threads) >> 18, 1, 8);
+  return std::clamp<size_t>((bytes / static_cast<size_t>(n_threads)) >> 18, 1, 8);
 }
 
 // The pieces' owners' counters. Inside a parallel region: every thread
