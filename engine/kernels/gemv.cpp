@@ -205,6 +205,11 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
   gemv_detail::GroupedActivation* xs = acts.size() > kGemvMaxBatch ? many.data() : few;
   if (batch_kernel != nullptr)
     for (size_t m = 0; m < acts.size(); ++m) xs[m] = grouped_activation(isa, acts[m]);
+  const gemv_detail::StagedGemv& staged = kernels_for(isa, w.type).staged;
+  const bool stage = batch_kernel != nullptr && staged.stage != nullptr && acts.size() >= kGemmStageMinTokens;
+  const size_t staged_stride = stage ? staged.stride(cols) : 0;
+  thread_local AlignedVector<std::byte> staging;  // a thread's own block
+  if (stage && staging.size() < block_rows * staged_stride) staging.resize(block_rows * staged_stride);
   for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
     const size_t n_rows = std::min(block_rows, static_cast<size_t>(row_end) - r0);
     const std::byte* rows = w.row(static_cast<int64_t>(r0));
@@ -213,10 +218,17 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
         gemv_rows(w, acts[m], y + m * y_stride, static_cast<int64_t>(r0), static_cast<int64_t>(r0 + n_rows), isa);
       continue;
     }
-    // The first tile of tokens brings the block from memory; the rest find it in L2.
-    for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch)
-      batch_kernel(rows, stride, cols, xs + m, std::min(kGemvMaxBatch, acts.size() - m), y + m * y_stride + r0,
-                   y_stride, n_rows, m == 0 ? streamed(stream_prefetch(isa).far_l1) : cached);
+    // The first tile of tokens brings the block from memory; the rest find
+    // it in L2, the whole ones staged where the format stages.
+    for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch) {
+      const size_t n = std::min(kGemvMaxBatch, acts.size() - m);
+      if (stage && m == kGemvMaxBatch) staged.stage(rows, stride, cols, n_rows, staging.data());
+      if (stage && m > 0 && n == kGemvMaxBatch)
+        staged.tile(staging.data(), staged_stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows, cached);
+      else
+        batch_kernel(rows, stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows,
+                     m == 0 ? streamed(stream_prefetch(isa).far_l1) : cached);
+    }
   }
 }
 

@@ -86,9 +86,14 @@ bool gemv_batches(const MatrixView& w, Isa isa = selected_isa());
 // once per call. The same checks as gemv_rows; rows outside the range and
 // the gaps of a wider y_stride stay untouched.
 // The later tiles read their rows from L2 in pairs or one at a time, as
-// row_pairing (row_pairing.h) chose for this CPU and w's format.
+// row_pairing (row_pairing.h) chose for this CPU and w's format; from
+// kGemmStageMinTokens tokens on, the whole ones read a copy of the block
+// staged for them where the ISA stages w's format (gemv_isa.h, StagedGemv).
 inline constexpr size_t kGemmBlockBytes = 256 * 1024;
 inline constexpr size_t kGemmMinBlockRows = 16;
+// Staging a block takes a quarter to a third of a whole tile's time on it
+// and saves a tenth (Q4_K, Q5_K) to a fifth (Q6_K) of each later one.
+inline constexpr size_t kGemmStageMinTokens = 6 * kGemvMaxBatch;
 void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                int64_t row_begin, int64_t row_end, Isa isa = selected_isa());
 

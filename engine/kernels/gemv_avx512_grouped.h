@@ -363,6 +363,19 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
     kPaired[std::min(kPairTokens, n_x - m) - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows, false);
 }
 
+// A whole tile of activations against staged rows (StagedGemv::tile):
+// kGemvMaxBatch at once, or rows in pairs against kPairTokens at a time.
+// Only these two are built for a staged format: gemm_rows runs a shorter
+// last tile on the grouped rows.
+template <typename Staged>
+void gemv_staged_tile(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t /*n_x*/,
+                      float* y, size_t y_stride, size_t n_rows, RowRead read) {
+  if (read != RowRead::CachedPairs)
+    return gemv_grouped<Staged, kGemvMaxBatch, false, 1>(w, stride, cols, xs, y, y_stride, n_rows, false);
+  for (size_t m = 0; m < kGemvMaxBatch; m += kPairTokens)
+    gemv_grouped<Staged, kPairTokens, false, 2>(w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows, false);
+}
+
 // Q2_K's and Q3_K's kernels (GroupedGemv), gemv_avx512_k23.cpp's, for
 // gemv_avx512.cpp's list; their shifts as GroupedActivation's offsets take
 // them (Q3_K's q + 4).

@@ -63,6 +63,21 @@ constexpr bool from_memory(RowRead read) { return read == RowRead::Streamed || r
 using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                              float* y, size_t y_stride, size_t n_rows, RowRead read);
 
+// A block of grouped rows rewritten once per gemm_rows call into a form
+// its later tiles of tokens (from L2) read with fewer operations: Q6_K's
+// six bits as bytes, Q4_K's and Q5_K's scales and mins decoded to floats.
+// The same integer quants and float scales, so the same sums.
+struct StagedGemv {
+  // Bytes a staged row of `cols` columns takes.
+  size_t (*stride)(size_t cols);
+  // n_rows grouped rows from w, `stride` bytes apart, into `out` (64-byte
+  // aligned), stride(cols) bytes a row.
+  void (*stage)(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out);
+  // A whole tile of kGemvMaxBatch activations against staged rows from
+  // cache (RowRead::Cached, or CachedPairs where the format pairs rows).
+  GroupedGemv tile;
+};
+
 // One weight format's kernels on one ISA.
 struct FormatGemv {
   TensorType type;
@@ -74,6 +89,7 @@ struct FormatGemv {
   GroupedGemv grouped_rows;
   int32_t grouped_shift;    // s of GroupedActivation::offsets
   bool pairs_rows = false;  // grouped_rows reads RowRead::CachedPairs two rows at a time
+  StagedGemv staged{};      // null members where the format reads its grouped rows as fast
 };
 
 // Quantizes n_blocks blocks of x into out, blocks of one ActivationType.

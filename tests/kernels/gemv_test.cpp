@@ -289,16 +289,19 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
 // the batch kernel keeps one accumulator per activation and adds in the
 // same order whatever the tile (its column tiles only park the
 // accumulators), gemm_rows' row blocks, tiles of kGemvMaxBatch tokens and
-// rows read in pairs or not only choose which rows and tokens meet when,
-// and other layouts run gemv_rows per activation. Rows outside the range, and the gaps of a wider
+// rows read in pairs or not, staged or not, only choose which rows and
+// tokens meet when, and other layouts run gemv_rows per activation. Rows
+// outside the range, and the gaps of a wider
 // y_stride, stay untouched. Widths: 576 (one column tile), 2080 (two tiles
 // of 2048 columns from 8 tokens on AVX-512), whose 150 rows are two of
 // gemm_rows' blocks, and 4160 (two tiles of 4096 columns from AVX2's 4
 // tokens a pass) in 21 rows, a strip of 16 and one of 5; 21 tokens are two
-// full tiles and one of 5.
+// full tiles and one of 5, 53 (from kGemmStageMinTokens on, staged) six
+// and one of 5.
 TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   constexpr int64_t kBegin = 2;
-  constexpr size_t kTokens = 21;
+  constexpr size_t kTokens = 53;
+  static_assert(kTokens >= kGemmStageMinTokens && kTokens % kGemvMaxBatch != 0);
   uint32_t seed = 21;
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}, {21, width(4160)}}) {
     const size_t stride = static_cast<size_t>(rows) + 3;
@@ -311,7 +314,7 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
       xs.push_back(test::random_normal(static_cast<size_t>(cols), seed++));
       gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), act, isa());
     }
-    for (size_t tokens : {size_t{1}, size_t{2}, size_t{5}, kGemvMaxBatch, kTokens})
+    for (size_t tokens : {size_t{1}, size_t{2}, size_t{5}, kGemvMaxBatch, size_t{21}, kTokens})
       for (bool pairs : {false, true}) {
         SCOPED_TRACE(std::to_string(cols) + " columns, " + std::to_string(tokens) + " tokens" +
                      (pairs ? ", rows from cache in pairs" : ""));
@@ -476,6 +479,14 @@ class GuardedBuffers {
   T* copy(const std::vector<T, Alloc>& v) {
     return copies_.emplace_back(std::as_bytes(std::span(v)), at_end_).template as<T>();
   }
+  // What the grouped kernels read of each activation, each buffer guarded.
+  std::vector<gemv_detail::GroupedActivation> grouped(const std::vector<GemvActivation>& acts) {
+    std::vector<gemv_detail::GroupedActivation> out;
+    for (const GemvActivation& act : acts)
+      out.push_back({reinterpret_cast<const BlockQ8Act*>(copy(act.quantized)), copy(act.grouped_qs), copy(act.grouped_d),
+                     copy(act.grouped_offsets), copy(act.grouped_sums)});
+    return out;
+  }
 
  private:
   bool at_end_;
@@ -504,11 +515,7 @@ TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
       SCOPED_TRACE(std::to_string(cols) + " columns, unmapped page " + (at_end ? "after" : "before"));
       GuardedBuffers guarded(at_end);
       if (view.layout == RowLayout::GroupedQuants) {
-        std::vector<gemv_detail::GroupedActivation> grouped;
-        for (const GemvActivation& act : acts)
-          grouped.push_back({reinterpret_cast<const BlockQ8Act*>(guarded.copy(act.quantized)), guarded.copy(act.grouped_qs),
-                             guarded.copy(act.grouped_d), guarded.copy(act.grouped_offsets),
-                             guarded.copy(act.grouped_sums)});
+        const std::vector<gemv_detail::GroupedActivation> grouped = guarded.grouped(acts);
         for (gemv_detail::RowRead read : {gemv_detail::RowRead::Streamed, gemv_detail::RowRead::StreamedFarL1,
                                           gemv_detail::RowRead::Cached, gemv_detail::RowRead::CachedPairs}) {
           if (read == gemv_detail::RowRead::CachedPairs && !kernels.pairs_rows) continue;
@@ -531,6 +538,54 @@ TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
       }
     }
   }
+}
+
+// Staging a block reads only its grouped rows and writes only its staged
+// copy, and the staged tile reads only that copy and the activations, each
+// against an unmapped page; the tile gives the grouped rows' sums. For
+// every ISA and format that stages.
+TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
+  constexpr int64_t kRows = kGuardRows;
+  constexpr size_t kTokens = kGemvMaxBatch;
+  uint32_t seed = 45;
+  size_t staging = 0;
+  for (Isa isa : kAllIsas)
+    for (TensorType type : formats_where(regrouped_somewhere)) {
+      const gemv_detail::FormatGemv& kernels = gemv_detail::kernels_for(isa, type);
+      if (!isa_supported(isa) || kernels.staged.stage == nullptr) continue;
+      ++staging;
+      for (int64_t cols : {whole_blocks(type, 576), whole_blocks(type, 2080)}) {
+        const auto n = static_cast<size_t>(cols);
+        const Weights w = random_weights(type, kRows, cols, seed++);
+        const GemvMatrix m(w.view, isa);
+        const MatrixView view = m.view();
+        std::vector<GemvActivation> acts(kTokens);
+        for (GemvActivation& act : acts) {
+          const std::vector<float> x = test::random_normal(n, seed++);
+          gemv_prepare(type, x.data(), n, act, isa);
+        }
+        const size_t staged_stride = kernels.staged.stride(n);
+        for (bool at_end : {true, false}) {
+          SCOPED_TRACE(std::string(isa_name(isa)) + " " + std::string(traits(type).name) + ", " + std::to_string(cols) +
+                       " columns, unmapped page " + (at_end ? "after" : "before"));
+          GuardedBuffers guarded(at_end);
+          const std::vector<gemv_detail::GroupedActivation> xs = guarded.grouped(acts);
+          const GuardedCopy rows({view.data, view.bytes()}, at_end);
+          std::byte* staged = guarded.copy(AlignedVector<std::byte>(kRows * staged_stride));
+          kernels.staged.stage(rows.data(), view.row_stride(), n, kRows, staged);
+          for (gemv_detail::RowRead read : {gemv_detail::RowRead::Cached, gemv_detail::RowRead::CachedPairs}) {
+            if (read == gemv_detail::RowRead::CachedPairs && !kernels.pairs_rows) continue;
+            std::vector<float> expected(kTokens * kRows);
+            kernels.grouped_rows(view.data, view.row_stride(), n, xs.data(), kTokens, expected.data(), kRows, kRows,
+                                 read);
+            float* y = guarded.copy(std::vector<float>(kTokens * kRows));
+            kernels.staged.tile(staged, staged_stride, n, xs.data(), kTokens, y, kRows, kRows, read);
+            EXPECT_EQ(std::vector<float>(y, y + kTokens * kRows), expected) << "read " << static_cast<int>(read);
+          }
+        }
+      }
+    }
+  if (staging == 0) GTEST_SKIP() << "no ISA here stages a format";
 }
 
 std::string param_name(const ::testing::TestParamInfo<std::tuple<Isa, TensorType>>& p) {
