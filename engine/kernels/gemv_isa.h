@@ -65,8 +65,8 @@ using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, con
 
 // A block of grouped rows rewritten once per gemm_rows call into a form
 // its later tiles of tokens (from L2) read with fewer operations: Q6_K's
-// six bits as bytes, Q4_K's and Q5_K's scales and mins decoded to floats.
-// The same integer quants and float scales, so the same sums.
+// six bits as bytes, Q4_K's, Q5_K's and IQ4_XS's scales (and mins) decoded
+// to floats. The same integer quants and float scales, so the same sums.
 struct StagedGemv {
   // Bytes a staged row of `cols` columns takes.
   size_t (*stride)(size_t cols);
