@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernels/avx2_math.h"
 #include "engine/kernels/gemv_isa.h"
@@ -298,6 +299,52 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
   }
 }
 
+// A whole tile of activations against staged rows (StagedGemv::tile), in
+// passes of kTokensPerPass: only those are built for a staged format.
+template <typename Staged>
+void gemv_staged_tile(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t /*n_x*/,
+                      float* y, size_t y_stride, size_t n_rows, RowRead /*read: from cache*/) {
+  for (size_t m = 0; m < kGemvMaxBatch; m += kTokensPerPass)
+    gemv_grouped<Staged, kTokensPerPass, false>(w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
+}
+
+// Staged rows whose scales (and mins) are decoded to floats: 16 a group
+// (64 bytes), and then its 16 mins, ahead of the grouped rows' quants as
+// they are; each row's floats start on a cache line. A whole tile from L2
+// ran 1.04x as fast for Q4_K, 1.04-1.09x for Q5_K and 1.09-1.13x for
+// IQ4_XS (without and with AVX-VNNI; one thread, AMD EPYC Zen 5).
+template <typename Format>
+struct DecodedScales : Format {
+  static constexpr size_t kGroupBytes = Format::kMin ? 128 : 64;
+  static size_t n_groups(size_t n_lanes) { return (n_lanes + 15) / 16; }
+  static size_t stride(size_t cols) {
+    const size_t n_lanes = cols / Format::kLane;
+    return (kGroupBytes * n_groups(n_lanes) + Format::kLaneBytes * n_lanes + 63) / 64 * 64;
+  }
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kGroupBytes * n_groups(n_lanes); }
+  static HalfScales scales(const std::byte* row, size_t lane, size_t /*n: as staged*/) {
+    const auto* decoded = reinterpret_cast<const float*>(row + kGroupBytes * (lane / 16)) + lane % 16;
+    return {_mm256_load_ps(decoded), Format::kMin ? _mm256_load_ps(decoded + 16) : _mm256_setzero_ps()};
+  }
+  static void stage(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {
+    const size_t n_lanes = cols / Format::kLane, out_stride = DecodedScales::stride(cols);
+    for (size_t r = 0; r < n_rows; ++r) {
+      const std::byte* row = w + r * stride;
+      std::byte* staged = out + r * out_stride;
+      for (size_t lane = 0; lane < n_lanes; lane += 8) {  // a half-group at a time
+        const HalfScales s = Format::scales(row, lane, n_lanes - lane < 8 ? n_lanes - lane : 8);
+        auto* decoded = reinterpret_cast<float*>(staged + kGroupBytes * (lane / 16)) + lane % 16;
+        _mm256_store_ps(decoded, s.w);
+        if constexpr (Format::kMin) _mm256_store_ps(decoded + 16, s.min);
+      }
+      std::memcpy(staged + kGroupBytes * n_groups(n_lanes), Format::quants(row, n_lanes), Format::kLaneBytes * n_lanes);
+    }
+  }
+};
+
+template <typename Staged>
+constexpr StagedGemv kStaged{Staged::stride, Staged::stage, gemv_staged_tile<Staged>};
+
 // Q2_K's, Q3_K's and Q6_K's kernels (BatchGemv: their lanes of 16),
 // gemv_avx2_k236.cpp's, for gemv_avx2.cpp's list, with the shifts the
 // activation's offsets take out.
@@ -305,6 +352,11 @@ void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const Gro
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
+// Q6_K's staged rows (StagedGemv), its six bits as bytes.
+size_t q6_k_staged_stride(size_t cols);
+void stage_q6_k(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out);
+void gemv_staged_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
+                      float* y, size_t y_stride, size_t n_rows, RowRead read);
 void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4, kGroupedQ6KShift = 32;
