@@ -205,9 +205,9 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
   gemv_detail::GroupedActivation* xs = acts.size() > kGemvMaxBatch ? many.data() : few;
   if (batch_kernel != nullptr)
     for (size_t m = 0; m < acts.size(); ++m) xs[m] = grouped_activation(isa, acts[m]);
-  const gemv_detail::StagedGemv& staged = kernels_for(isa, w.type).staged;
-  const bool stage = batch_kernel != nullptr && staged.stage != nullptr && acts.size() >= kGemmStageMinTokens;
-  const size_t staged_stride = stage ? staged.stride(cols) : 0;
+  const gemv_detail::StagedGemv* staged = kernels_for(isa, w.type).staged;
+  const bool stage = batch_kernel != nullptr && staged != nullptr && acts.size() >= kGemmStageMinTokens;
+  const size_t staged_stride = stage ? staged->stride(cols) : 0;
   thread_local AlignedVector<std::byte> staging;  // a thread's own block
   if (stage && staging.size() < block_rows * staged_stride) staging.resize(block_rows * staged_stride);
   for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
@@ -222,9 +222,9 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
     // it in L2, the whole ones staged where the format stages.
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch) {
       const size_t n = std::min(kGemvMaxBatch, acts.size() - m);
-      if (stage && m == kGemvMaxBatch) staged.stage(rows, stride, cols, n_rows, staging.data());
+      if (stage && m == kGemvMaxBatch) staged->stage(rows, stride, cols, n_rows, staging.data());
       if (stage && m > 0 && n == kGemvMaxBatch)
-        staged.tile(staging.data(), staged_stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows, cached);
+        staged->tile(staging.data(), staged_stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows, cached);
       else
         batch_kernel(rows, stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows,
                      m == 0 ? streamed(stream_prefetch(isa).far_l1) : cached);

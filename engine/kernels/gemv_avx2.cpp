@@ -316,14 +316,13 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q2_K, nullptr, gemv_grouped_q2_k, kGroupedQ2KShift},
     {TensorType::Q3_K, nullptr, gemv_grouped_q3_k, kGroupedQ3KShift},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift, false,
-     kStaged<DecodedScales<GroupedQ4_K>>},
+     &kStaged<DecodedScales<GroupedQ4_K>>},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift, false,
-     kStaged<DecodedScales<GroupedQ5_K>>},
-    {TensorType::Q6_K, nullptr, gemv_grouped_q6_k, kGroupedQ6KShift, false,
-     {q6_k_staged_stride, stage_q6_k, gemv_staged_q6_k}},
+     &kStaged<DecodedScales<GroupedQ5_K>>},
+    {TensorType::Q6_K, nullptr, gemv_grouped_q6_k, kGroupedQ6KShift, false, &kStagedQ6_K},
     {TensorType::IQ4_NL, nullptr, gemv_grouped_batch<GroupedIQ4_NL>, GroupedIQ4_NL::kShift},
     {TensorType::IQ4_XS, nullptr, gemv_grouped_batch<GroupedIQ4_XS>, GroupedIQ4_XS::kShift, false,
-     kStaged<DecodedScales<GroupedIQ4_XS>>},
+     &kStaged<DecodedScales<GroupedIQ4_XS>>},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };
 

@@ -352,11 +352,7 @@ void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const Gro
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
-// Q6_K's staged rows (StagedGemv), its six bits as bytes.
-size_t q6_k_staged_stride(size_t cols);
-void stage_q6_k(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out);
-void gemv_staged_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                      float* y, size_t y_stride, size_t n_rows, RowRead read);
+extern const StagedGemv kStagedQ6_K;  // Q6_K's staged rows: its six bits as bytes
 void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4, kGroupedQ6KShift = 32;

@@ -192,13 +192,6 @@ void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const Gro
   gemv_grouped_batch<GroupedQ6_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, read);
 }
 
-size_t q6_k_staged_stride(size_t cols) { return StagedQ6_K::stride(cols); }
-void stage_q6_k(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {
-  StagedQ6_K::stage(w, stride, cols, n_rows, out);
-}
-void gemv_staged_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
-                      float* y, size_t y_stride, size_t n_rows, RowRead read) {
-  gemv_staged_tile<StagedQ6_K>(w, stride, cols, xs, n_x, y, y_stride, n_rows, read);
-}
+constinit const StagedGemv kStagedQ6_K = kStaged<StagedQ6_K>;
 
 }  // namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS

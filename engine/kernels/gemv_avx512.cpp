@@ -384,50 +384,12 @@ struct GroupedIQ4_XS : Iq4GridLanes {
   }
 };
 
-// Staged rows (StagedGemv): a block of rows as gemm_rows' later tiles read
-// it from L2, the quants and scales of the grouped rows in a form that
-// takes fewer operations per tile. Each is staged by its format's own
-// decoding, so the sums are the grouped rows'.
-
-// Q4_K, Q5_K and IQ4_XS: each group's scales (and mins) decoded to floats
-// (64 bytes a group, 128 with mins), then the grouped rows' quants as they
-// are. A whole tile of 8 tokens on 2048 columns from L2 ran 1.09-1.10x as
-// fast staged for Q4_K, 1.10-1.11x for Q5_K, 1.11-1.27x for IQ4_XS; Q4_1
-// and Q5_1, whose scales and mins are two f16 a lane, ran 0.99-1.01x (one
-// thread, AMD EPYC Zen 5, min of 3000 alternations).
-template <typename Format>
-struct DecodedScales : Format {
-  static constexpr size_t kGroupBytes = Format::kMin ? 128 : 64;  // the scales' floats, then the mins'
-  static size_t n_groups(size_t n_lanes) { return (n_lanes + 15) / 16; }
-  static size_t stride(size_t cols) {
-    const size_t n_lanes = cols / Format::kLane;
-    return (kGroupBytes * n_groups(n_lanes) + Format::kLaneBytes * n_lanes + 63) / 64 * 64;  // each row's floats aligned
-  }
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kGroupBytes * n_groups(n_lanes); }
-  static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: as staged*/) {
-    const auto* decoded = reinterpret_cast<const float*>(row + kGroupBytes * (g / 16));
-    return {_mm512_load_ps(decoded), Format::kMin ? _mm512_load_ps(decoded + 16) : _mm512_setzero_ps()};
-  }
-  static void stage(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {
-    const size_t n_lanes = cols / Format::kLane, out_stride = DecodedScales::stride(cols);
-    for (size_t r = 0; r < n_rows; ++r) {
-      const std::byte* row = w + r * stride;
-      std::byte* staged = out + r * out_stride;
-      for (size_t i = 0; i < n_groups(n_lanes); ++i) {
-        const size_t count = n_lanes - 16 * i < 16 ? n_lanes - 16 * i : 16;
-        const Scales s = Format::scales(row, 16 * i, static_cast<__mmask16>((1u << count) - 1));
-        _mm512_store_ps(staged + kGroupBytes * i, s.w);
-        if constexpr (Format::kMin) _mm512_store_ps(staged + kGroupBytes * i + 64, s.min);
-      }
-      std::memcpy(staged + kGroupBytes * n_groups(n_lanes), Format::quants(row, n_lanes), Format::kLaneBytes * n_lanes);
-    }
-  }
-};
-
-// Q6_K: each chunk's six bits as bytes, 4 chunks of 64 a group (192 bytes
-// grouped), after the headers as grouped, padded to a cache line: a whole
-// tile ran 1.28x as fast in pairs, 1.05x one row at a time (as above).
-// Five-bit lanes as bytes were no faster than unpacking them.
+// Q6_K staged (StagedGemv): each chunk's six bits as bytes, by
+// GroupedQ6_K's own unpacking, 4 chunks of 64 a group (192 bytes grouped),
+// after the headers as grouped, padded to a cache line. A whole tile from
+// L2 ran 1.28x as fast in pairs, 1.05x one row at a time (2048 columns,
+// one thread, AMD EPYC Zen 5). Five-bit lanes as bytes were no faster than
+// unpacking them.
 struct StagedQ6_K : GroupedQ6_K {
   static constexpr size_t kLaneBytes = 16;
   static size_t headers(size_t n_lanes) { return (18 * (n_lanes / 16) + 63) / 64 * 64; }
@@ -455,9 +417,6 @@ struct StagedQ6_K : GroupedQ6_K {
     }
   }
 };
-
-template <typename Staged>
-constexpr StagedGemv kStaged{Staged::stride, Staged::stage, gemv_staged_tile<Staged>};
 
 // One block per step: max|x| over two zmm, then vcvtps2dq (round to nearest
 // even under the default MXCSR) and vpmovdb. Bit-identical to the scalar
@@ -504,16 +463,16 @@ constexpr FormatGemv kFormats[] = {
     {TensorType::Q5_0, nullptr, gemv_grouped_batch<GroupedQ5_0>, GroupedQ5_0::kShift, true},
     {TensorType::Q5_1, nullptr, gemv_grouped_batch<GroupedQ5_1>, GroupedQ5_1::kShift, true},
     {TensorType::Q8_0, nullptr, gemv_grouped_batch<GroupedQ8_0>, GroupedQ8_0::kShift, true},
-    {TensorType::Q2_K, nullptr, gemv_grouped_q2_k, kGroupedQ2KShift, true},
-    {TensorType::Q3_K, nullptr, gemv_grouped_q3_k, kGroupedQ3KShift, true},
+    {TensorType::Q2_K, nullptr, gemv_grouped_q2_k, kGroupedQ2KShift, true, &kStagedQ2_K},
+    {TensorType::Q3_K, nullptr, gemv_grouped_q3_k, kGroupedQ3KShift, true, &kStagedQ3_K},
     {TensorType::Q4_K, nullptr, gemv_grouped_batch<GroupedQ4_K>, GroupedQ4_K::kShift, true,
-     kStaged<DecodedScales<GroupedQ4_K>>},
+     &kStaged<DecodedScales<GroupedQ4_K>>},
     {TensorType::Q5_K, nullptr, gemv_grouped_batch<GroupedQ5_K>, GroupedQ5_K::kShift, true,
-     kStaged<DecodedScales<GroupedQ5_K>>},
-    {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift, true, kStaged<StagedQ6_K>},
+     &kStaged<DecodedScales<GroupedQ5_K>>},
+    {TensorType::Q6_K, nullptr, gemv_grouped_batch<GroupedQ6_K>, GroupedQ6_K::kShift, true, &kStaged<StagedQ6_K>},
     {TensorType::IQ4_NL, nullptr, gemv_grouped_batch<GroupedIQ4_NL>, GroupedIQ4_NL::kShift, true},
     {TensorType::IQ4_XS, nullptr, gemv_grouped_batch<GroupedIQ4_XS>, GroupedIQ4_XS::kShift, true,
-     kStaged<DecodedScales<GroupedIQ4_XS>>},
+     &kStaged<DecodedScales<GroupedIQ4_XS>>},
     {TensorType::BF16, gemv_float<BF16>, nullptr, 0},
 };
 

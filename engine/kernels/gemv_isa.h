@@ -65,8 +65,9 @@ using GroupedGemv = void (*)(const std::byte* w, size_t stride, size_t cols, con
 
 // A block of grouped rows rewritten once per gemm_rows call into a form
 // its later tiles of tokens (from L2) read with fewer operations: Q6_K's
-// six bits as bytes, Q4_K's, Q5_K's and IQ4_XS's scales (and mins) decoded
-// to floats. The same integer quants and float scales, so the same sums.
+// six bits as bytes, the other K-quants' and IQ4_XS's scales (and mins)
+// decoded to floats. The same integer quants and float scales, so the same
+// sums.
 struct StagedGemv {
   // Bytes a staged row of `cols` columns takes.
   size_t (*stride)(size_t cols);
@@ -89,7 +90,7 @@ struct FormatGemv {
   GroupedGemv grouped_rows;
   int32_t grouped_shift;    // s of GroupedActivation::offsets
   bool pairs_rows = false;  // grouped_rows reads RowRead::CachedPairs two rows at a time
-  StagedGemv staged{};      // null members where the format reads its grouped rows as fast
+  const StagedGemv* staged = nullptr;  // null where the format reads its grouped rows as fast
 };
 
 // Quantizes n_blocks blocks of x into out, blocks of one ActivationType.

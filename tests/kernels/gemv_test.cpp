@@ -552,7 +552,7 @@ TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
   for (Isa isa : kAllIsas)
     for (TensorType type : formats_where(regrouped_somewhere)) {
       const gemv_detail::FormatGemv& kernels = gemv_detail::kernels_for(isa, type);
-      if (!isa_supported(isa) || kernels.staged.stage == nullptr) continue;
+      if (!isa_supported(isa) || kernels.staged == nullptr) continue;
       ++staging;
       for (int64_t cols : {whole_blocks(type, 576), whole_blocks(type, 2080)}) {
         const auto n = static_cast<size_t>(cols);
@@ -564,7 +564,7 @@ TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
           const std::vector<float> x = test::random_normal(n, seed++);
           gemv_prepare(type, x.data(), n, act, isa);
         }
-        const size_t staged_stride = kernels.staged.stride(n);
+        const size_t staged_stride = kernels.staged->stride(n);
         for (bool at_end : {true, false}) {
           SCOPED_TRACE(std::string(isa_name(isa)) + " " + std::string(traits(type).name) + ", " + std::to_string(cols) +
                        " columns, unmapped page " + (at_end ? "after" : "before"));
@@ -572,14 +572,14 @@ TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
           const std::vector<gemv_detail::GroupedActivation> xs = guarded.grouped(acts);
           const GuardedCopy rows({view.data, view.bytes()}, at_end);
           std::byte* staged = guarded.copy(AlignedVector<std::byte>(kRows * staged_stride));
-          kernels.staged.stage(rows.data(), view.row_stride(), n, kRows, staged);
+          kernels.staged->stage(rows.data(), view.row_stride(), n, kRows, staged);
           for (gemv_detail::RowRead read : {gemv_detail::RowRead::Cached, gemv_detail::RowRead::CachedPairs}) {
             if (read == gemv_detail::RowRead::CachedPairs && !kernels.pairs_rows) continue;
             std::vector<float> expected(kTokens * kRows);
             kernels.grouped_rows(view.data, view.row_stride(), n, xs.data(), kTokens, expected.data(), kRows, kRows,
                                  read);
             float* y = guarded.copy(std::vector<float>(kTokens * kRows));
-            kernels.staged.tile(staged, staged_stride, n, xs.data(), kTokens, y, kRows, kRows, read);
+            kernels.staged->tile(staged, staged_stride, n, xs.data(), kTokens, y, kRows, kRows, read);
             EXPECT_EQ(std::vector<float>(y, y + kTokens * kRows), expected) << "read " << static_cast<int>(read);
           }
         }
