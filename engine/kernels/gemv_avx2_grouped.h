@@ -352,7 +352,8 @@ void gemv_grouped_q2_k(const std::byte* w, size_t stride, size_t cols, const Gro
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 void gemv_grouped_q3_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
-extern const StagedGemv kStagedQ6_K;  // Q6_K's staged rows: its six bits as bytes
+extern const StagedGemv kStagedQ6_K;               // its six bits as bytes
+extern const StagedGemv kStagedQ2_K, kStagedQ3_K;  // their scales decoded
 void gemv_grouped_q6_k(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
                        float* y, size_t y_stride, size_t n_rows, RowRead read);
 inline constexpr int32_t kGroupedQ2KShift = 0, kGroupedQ3KShift = 4, kGroupedQ6KShift = 32;
