@@ -9,6 +9,7 @@
 
 #include "engine/kernels/gemv_avx2_grouped.h"
 #include "engine/kernels/k_scales.h"
+#include "engine/kernels/staged_q6_k.h"
 
 namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS {
 
@@ -146,9 +147,8 @@ struct GroupedQ6_K : SuperBlockLanes<18, 12, kGroupedQ6KShift, false> {
 // one thread, 2048 columns, AMD EPYC Zen 5).
 struct StagedQ6_K : GroupedQ6_K {
   static constexpr size_t kLaneBytes = 16;
-  static size_t headers(size_t n_lanes) { return (18 * (n_lanes / 16) + 63) / 64 * 64; }
-  static size_t stride(size_t cols) { return headers(cols / kLane) + kLaneBytes * (cols / kLane); }
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + headers(n_lanes); }
+  static size_t stride(size_t cols) { return q6_k_staged_stride(cols); }
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + q6_k_staged_headers(n_lanes); }
   [[gnu::always_inline]] static __m256i six_bits(const std::byte* group, const Half<true>& half, unsigned k) {
     return half.load(group, k);
   }
@@ -159,19 +159,12 @@ struct StagedQ6_K : GroupedQ6_K {
     add_six_bit_chunks<StagedQ6_K, M>(group, half, xs, x_at, pairs, dot);
   }
   static void stage(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {
-    const size_t n_lanes = cols / kLane, out_stride = StagedQ6_K::stride(cols);
-    for (size_t r = 0; r < n_rows; ++r) {
-      const std::byte* row = w + r * stride;
-      std::byte* staged = out + r * out_stride;
-      std::memcpy(staged, row, 18 * (n_lanes / 16));
-      const std::byte* group = GroupedQ6_K::quants(row, n_lanes);
-      std::byte* bytes = staged + headers(n_lanes);
-      for (size_t g = 0; g < n_lanes; g += 16, group += 16 * GroupedQ6_K::kLaneBytes, bytes += 256)
-        for (size_t h = 0; h < 2; ++h)
-          for (unsigned k = 0; k < 4; ++k)
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(bytes + 64 * k + 32 * h),
-                                GroupedQ6_K::six_bits(group, {32 * h, 64, _mm256_set1_epi32(-1)}, k));
-    }
+    stage_q6_k_rows(w, stride, cols, n_rows, out, [](const std::byte* group, std::byte* bytes) {
+      for (size_t h = 0; h < 2; ++h)
+        for (unsigned k = 0; k < 4; ++k)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(bytes + 64 * k + 32 * h),
+                              GroupedQ6_K::six_bits(group, {32 * h, 64, _mm256_set1_epi32(-1)}, k));
+    });
   }
 };
 

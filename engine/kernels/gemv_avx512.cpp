@@ -9,6 +9,7 @@
 
 #include "engine/format/quant_blocks.h"
 #include "engine/kernels/gemv_avx512_grouped.h"
+#include "engine/kernels/staged_q6_k.h"
 
 namespace pdbench::gemv_detail {
 
@@ -392,9 +393,8 @@ struct GroupedIQ4_XS : Iq4GridLanes {
 // unpacking them.
 struct StagedQ6_K : GroupedQ6_K {
   static constexpr size_t kLaneBytes = 16;
-  static size_t headers(size_t n_lanes) { return (18 * (n_lanes / 16) + 63) / 64 * 64; }
-  static size_t stride(size_t cols) { return headers(cols / kLane) + kLaneBytes * (cols / kLane); }
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + headers(n_lanes); }
+  static size_t stride(size_t cols) { return q6_k_staged_stride(cols); }
+  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + q6_k_staged_headers(n_lanes); }
   template <size_t M>
   [[gnu::always_inline]] static __m512i chunk(const WholeGroup& chunks, const std::byte* group, unsigned k) {
     return load_chunks<M>(chunks, group + 64 * k);
@@ -405,16 +405,9 @@ struct StagedQ6_K : GroupedQ6_K {
     add_four_chunks<StagedQ6_K, M, R>(groups, chunks, xs, dot);
   }
   static void stage(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {
-    const size_t n_lanes = cols / kLane, out_stride = StagedQ6_K::stride(cols);
-    for (size_t r = 0; r < n_rows; ++r) {
-      const std::byte* row = w + r * stride;
-      std::byte* staged = out + r * out_stride;
-      std::memcpy(staged, row, 18 * (n_lanes / 16));
-      const std::byte* group = GroupedQ6_K::quants(row, n_lanes);
-      std::byte* bytes = staged + headers(n_lanes);
-      for (size_t g = 0; g < n_lanes; g += 16, group += 16 * GroupedQ6_K::kLaneBytes, bytes += 256)
-        for (unsigned k = 0; k < 4; ++k) _mm512_store_si512(bytes + 64 * k, six_bits(group, k));
-    }
+    stage_q6_k_rows(w, stride, cols, n_rows, out, [](const std::byte* group, std::byte* bytes) {
+      for (unsigned k = 0; k < 4; ++k) _mm512_store_si512(bytes + 64 * k, six_bits(group, k));
+    });
   }
 };
 
