@@ -1,6 +1,6 @@
 #pragma once
 // Pieces shared by the kernels built with AVX2 flags: lane masks, a
-// horizontal sum, and exp and tanh on 8 f32 lanes (avx512_math.h's, whose
+// horizontal sum and maximum, and exp and tanh on 8 f32 lanes (avx512_math.h's, whose
 // comments say where they come from).
 // Only those files may include this (see gemv_isa.h on why inline AVX2
 // code must stay in them).
@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/kernels/exp_tanh_polynomials.h"
 
@@ -25,6 +26,18 @@ inline float hsum(__m256 v) {
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+inline int32_t hsum(__m256i v) {
+  const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
+  return _mm_cvtsi128_si32(_mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1)));
+}
+
+inline float hmax(__m256 v) {
+  const __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 m2 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  return _mm_cvtss_f32(_mm_max_ss(m2, _mm_movehdup_ps(m2)));
 }
 
 // avx512_math::exp's reduction and polynomial. AVX2 has no scalef, so 2^n

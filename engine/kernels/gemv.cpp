@@ -58,30 +58,46 @@ gemv_detail::QuantizeActivation quantizer(Isa isa, ActivationType type) {
   return own != nullptr ? own : gemv_detail::kScalarKernels.quantize[t];
 }
 
+// The sum of half h of a block's quants: the lanes of 16 (Q2_K, Q3_K).
+int32_t half_block_sum(const BlockQ8Act& block, size_t h) {
+  int32_t first = 0;
+  for (size_t j = 0; j < 16; ++j) first += block.qs[j];
+  return h == 0 ? first : block.sum - first;
+}
+
 // act's Q8_32 blocks rearranged as gemv_detail::GroupedActivation describes:
 // lanes of `lane` elements (32 or 16) in groups of 16, zero-padded, 4 bytes
-// of each lane per chunk, a row's last group's chunks packed.
+// of each lane per chunk, a row's last group's chunks packed. Only the
+// padding is cleared: prefill prepares every token for every projection,
+// and zeroing all of it, with each lane's 32-byte sum recounted, took most
+// of the regrouping's instructions.
 void prepare_grouped(GemvActivation& act, size_t lane, int32_t unsigned_shift) {
   constexpr size_t kGroup = 16;
   const std::span<const BlockQ8Act> blocks = act.blocks<BlockQ8Act>();
   const size_t n_lanes = act.cols / lane;
   const size_t padded = (n_lanes + kGroup - 1) / kGroup * kGroup;
-  act.grouped_qs.assign(lane * padded, 0);
-  act.grouped_d.assign(padded, 0.0f);
-  act.grouped_offsets.assign(padded, 0);
-  act.grouped_sums.assign(padded, 0.0f);
-  for (size_t l = 0; l < n_lanes; ++l) {
-    const BlockQ8Act& block = blocks[l * lane / 32];
-    const int8_t* qs = block.qs + l * lane % 32;
-    const size_t group = l / kGroup, slot = l % kGroup;
-    const size_t in_group = std::min(kGroup, n_lanes - kGroup * group);
-    for (size_t k = 0; k < lane / 4; ++k)
-      std::memcpy(&act.grouped_qs[lane * kGroup * group + 4 * in_group * k + 4 * slot], qs + 4 * k, 4);
-    int32_t sum = 0;
-    for (size_t j = 0; j < lane; ++j) sum += qs[j];
-    act.grouped_d[l] = block.d;
-    act.grouped_offsets[l] = -unsigned_shift * sum;
-    act.grouped_sums[l] = block.d * static_cast<float>(sum);
+  act.grouped_qs.resize(lane * padded);
+  act.grouped_d.resize(padded);
+  act.grouped_offsets.resize(padded);
+  act.grouped_sums.resize(padded);
+  std::fill(act.grouped_qs.begin() + static_cast<std::ptrdiff_t>(lane * n_lanes), act.grouped_qs.end(), int8_t{0});
+  for (size_t l = n_lanes; l < padded; ++l) {
+    act.grouped_d[l] = act.grouped_sums[l] = 0.0f;
+    act.grouped_offsets[l] = 0;
+  }
+  for (size_t first = 0; first < n_lanes; first += kGroup) {
+    const size_t count = std::min(kGroup, n_lanes - first);
+    int8_t* chunks = act.grouped_qs.data() + lane * first;
+    for (size_t slot = 0; slot < count; ++slot) {
+      const size_t l = first + slot;
+      const BlockQ8Act& block = blocks[l * lane / 32];
+      const int8_t* qs = block.qs + l * lane % 32;
+      for (size_t k = 0; k < lane / 4; ++k) std::memcpy(chunks + 4 * count * k + 4 * slot, qs + 4 * k, 4);
+      const int32_t sum = lane == 32 ? block.sum : half_block_sum(block, l % 2);
+      act.grouped_d[l] = block.d;
+      act.grouped_offsets[l] = -unsigned_shift * sum;
+      act.grouped_sums[l] = block.d * static_cast<float>(sum);
+    }
   }
 }
 
@@ -132,20 +148,22 @@ void check_activation(const MatrixView& w, const GemvActivation& act) {
 }  // namespace
 
 void gemv_prepare(TensorType weight_type, const float* x, size_t cols, GemvActivation& act, Isa isa) {
-  act.weight_type = weight_type;
-  act.cols = cols;
-  act.f32 = nullptr;
-  act.quantized.clear();
-  act.grouped_d.clear();  // what grouped_activation checks
   const ActivationType type = weight_format(weight_type).activation;
-  if (type == ActivationType::F32) {
-    act.f32 = x;
-    return;
-  }
   const ActivationTypeTraits& blocks = activation_traits(type);
   if (cols % blocks.block_size != 0)
     throw Error("gemv_prepare: " + std::to_string(cols) + " columns is not a multiple of " +
                 std::to_string(blocks.block_size));
+  act.weight_type = weight_type;
+  act.cols = cols;
+  act.f32 = nullptr;
+  act.grouped_d.clear();  // what grouped_activation checks
+  if (type == ActivationType::F32) {
+    act.quantized.clear();
+    act.f32 = x;
+    return;
+  }
+  // Resized, not cleared first: the quantizer writes every byte, and the
+  // same width comes back every token.
   act.quantized.resize(cols / blocks.block_size * blocks.block_bytes);
   quantizer(isa, type)(x, act.quantized.data(), cols / blocks.block_size);
   if (gemv_layout(weight_type, isa) == RowLayout::GroupedQuants)

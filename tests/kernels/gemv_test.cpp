@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -655,6 +656,29 @@ TEST(Gemv, ActivationQuantizationBoundsSumsAndSameBitsOnEveryIsa) {
     gemv_prepare(TensorType::Q4_0, x.data(), 96, act, isa);
     EXPECT_EQ(std::memcmp(act.quantized.data(), scalar.quantized.data(), 3 * sizeof(BlockQ8Act)), 0) << isa_name(isa);
   }
+}
+
+// Prefill reuses one GemvActivation per token across projections of other
+// widths: what a wider one left behind must not show through.
+TEST(Gemv, ReusedActivationEqualsAFreshOne) {
+  for (Isa isa : supported_isas())
+    for (TensorType type : {TensorType::Q4_0, TensorType::Q3_K}) {
+      if (gemv_layout(type, isa) != RowLayout::GroupedQuants) continue;
+      GemvActivation reused;
+      gemv_prepare(type, test::random_normal(8192, 3).data(), 8192, reused, isa);
+      for (size_t cols : {2304u, 256u, 768u}) {
+        const std::vector<float> x = test::random_normal(cols, 4);
+        GemvActivation fresh;
+        gemv_prepare(type, x.data(), cols, fresh, isa);
+        gemv_prepare(type, x.data(), cols, reused, isa);
+        const std::string where = std::string(isa_name(isa)) + " " + std::string(traits(type).name) + " " + std::to_string(cols);
+        EXPECT_TRUE(std::ranges::equal(reused.quantized, fresh.quantized)) << where;
+        EXPECT_TRUE(std::ranges::equal(reused.grouped_qs, fresh.grouped_qs)) << where;
+        EXPECT_TRUE(std::ranges::equal(reused.grouped_d, fresh.grouped_d)) << where;
+        EXPECT_TRUE(std::ranges::equal(reused.grouped_offsets, fresh.grouped_offsets)) << where;
+        EXPECT_TRUE(std::ranges::equal(reused.grouped_sums, fresh.grouped_sums)) << where;
+      }
+    }
 }
 
 TEST(Gemv, MismatchedActivationIsRejected) {
