@@ -41,6 +41,7 @@
 
 #include "engine/kernels/avx2_math.h"
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/staged_scales.h"
 
 namespace pdbench::gemv_detail::PDBENCH_AVX2_KERNELS {
 
@@ -320,20 +321,14 @@ void gemv_staged_tile(const std::byte* w, size_t stride, size_t cols, const Grou
     gemv_grouped<Staged, kTokensPerPass, false>(w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows);
 }
 
-// Staged rows whose scales (and mins) are decoded to floats: 16 a group
-// (64 bytes), and then its 16 mins, ahead of the grouped rows' quants as
-// they are; each row's floats start on a cache line. A whole tile from L2
+// Staged rows whose scales (and mins) are decoded to floats
+// (staged_scales.h has the layout), staged a half-group at a time. A whole tile from L2
 // ran 1.04x as fast for Q4_K, 1.04-1.09x for Q5_K and 1.09-1.13x for
 // IQ4_XS (without and with AVX-VNNI; one thread, AMD EPYC Zen 5).
 template <typename Format>
-struct DecodedScales : Format {
-  static constexpr size_t kGroupBytes = Format::kMin ? 128 : 64;
-  static size_t n_groups(size_t n_lanes) { return (n_lanes + 15) / 16; }
-  static size_t stride(size_t cols) {
-    const size_t n_lanes = cols / Format::kLane;
-    return (kGroupBytes * n_groups(n_lanes) + Format::kLaneBytes * n_lanes + 63) / 64 * 64;
-  }
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kGroupBytes * n_groups(n_lanes); }
+struct DecodedScales : DecodedScalesLayout<Format> {
+  using DecodedScalesLayout<Format>::kGroupBytes;
+  using DecodedScalesLayout<Format>::n_groups;
   static HalfScales scales(const std::byte* row, size_t lane, size_t /*n: as staged*/) {
     const auto* decoded = reinterpret_cast<const float*>(row + kGroupBytes * (lane / 16)) + lane % 16;
     return {_mm256_load_ps(decoded), Format::kMin ? _mm256_load_ps(decoded + 16) : _mm256_setzero_ps()};

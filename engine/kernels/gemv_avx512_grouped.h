@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "engine/kernels/gemv_isa.h"
+#include "engine/kernels/staged_scales.h"
 
 namespace pdbench::gemv_detail {
 // RowLayout::GroupedQuants rows (grouped_rows.h) against M activations at
@@ -378,20 +379,14 @@ void gemv_staged_tile(const std::byte* w, size_t stride, size_t cols, const Grou
 }
 
 // Staged rows (StagedGemv) whose scales (and mins) are decoded to floats
-// (64 bytes a group, 128 with mins), then the grouped rows' quants as they
-// are. A whole tile of 8 tokens on 2048 columns from L2 ran 1.09-1.10x as
+// (staged_scales.h has the layout). A whole tile of 8 tokens on 2048 columns from L2 ran 1.09-1.10x as
 // fast staged for Q4_K, 1.10-1.11x for Q5_K, 1.11-1.27x for IQ4_XS; Q4_1
 // and Q5_1, whose scales and mins are two f16 a lane, ran 0.99-1.01x (one
 // thread, AMD EPYC Zen 5, min of 3000 alternations).
 template <typename Format>
-struct DecodedScales : Format {
-  static constexpr size_t kGroupBytes = Format::kMin ? 128 : 64;  // the scales' floats, then the mins'
-  static size_t n_groups(size_t n_lanes) { return (n_lanes + 15) / 16; }
-  static size_t stride(size_t cols) {
-    const size_t n_lanes = cols / Format::kLane;
-    return (kGroupBytes * n_groups(n_lanes) + Format::kLaneBytes * n_lanes + 63) / 64 * 64;  // each row's floats aligned
-  }
-  static const std::byte* quants(const std::byte* row, size_t n_lanes) { return row + kGroupBytes * n_groups(n_lanes); }
+struct DecodedScales : DecodedScalesLayout<Format> {
+  using DecodedScalesLayout<Format>::kGroupBytes;
+  using DecodedScalesLayout<Format>::n_groups;
   static Scales scales(const std::byte* row, size_t g, __mmask16 /*lanes: as staged*/) {
     const auto* decoded = reinterpret_cast<const float*>(row + kGroupBytes * (g / 16));
     return {_mm512_load_ps(decoded), Format::kMin ? _mm512_load_ps(decoded + 16) : _mm512_setzero_ps()};
