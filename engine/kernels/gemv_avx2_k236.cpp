@@ -121,17 +121,16 @@ struct GroupedQ6_K : SuperBlockLanes<18, 12, kGroupedQ6KShift, false> {
     const __m256i sc = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(h + lane % 16)));
     return {scaled(sc, d), _mm256_setzero_ps()};
   }
-  // Chunk k's six-bit quants, half.at's 8 lanes of them.
+  // Chunk k's six-bit quants, half.at's 8 lanes of them: the low six bits
+  // of chunks 0-2, or (chunk 3) their top two moved to 0-1, 2-3 and 4-5.
   [[gnu::always_inline]] static __m256i six_bits(const std::byte* group, const Half<true>& half, unsigned k) {
-    const __m256i c01 = half.load(group, k % 2), c2 = half.load(group, 2);
-    const __m256i nibbles = k < 2 ? c01 : _mm256_srli_epi16(c01, 4);
-    // c2's bits for chunk k sit at 2k..2k+1 of each byte: moved to 4..5.
-    const __m256i high = k == 0   ? _mm256_slli_epi16(c2, 4)
-                         : k == 1 ? _mm256_slli_epi16(c2, 2)
-                         : k == 2 ? c2
-                                  : _mm256_srli_epi16(c2, 2);
-    return _mm256_or_si256(_mm256_and_si256(nibbles, _mm256_set1_epi8(0x0f)),
-                           _mm256_and_si256(high, _mm256_set1_epi8(0x30)));
+    if (k < 3) return _mm256_and_si256(half.load(group, k), _mm256_set1_epi8(0x3f));
+    const __m256i c0 = _mm256_srli_epi16(half.load(group, 0), 6);
+    const __m256i c1 = _mm256_srli_epi16(half.load(group, 1), 4);
+    const __m256i c2 = _mm256_srli_epi16(half.load(group, 2), 2);
+    return _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(c0, _mm256_set1_epi8(0x03)),
+                                           _mm256_and_si256(c1, _mm256_set1_epi8(0x0c))),
+                           _mm256_and_si256(c2, _mm256_set1_epi8(0x30)));
   }
   template <size_t M>
   [[gnu::always_inline]] static void add_chunks(const std::byte* group, const Half<true>& half,

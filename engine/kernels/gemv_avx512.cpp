@@ -331,17 +331,16 @@ struct GroupedQ6_K {
     const __m512 sc = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(header))));
     return {_mm512_mul_ps(sc, _mm512_set1_ps(_cvtsh_ss(d))), _mm512_setzero_ps()};
   }
-  // Chunk k's 6-bit quants from the group's three chunks.
+  // Chunk k's 6-bit quants from the group's three chunks: their low six
+  // bits, or (chunk 3) their top two moved to 0-1, 2-3 and 4-5.
   static __m512i six_bits(const std::byte* group, unsigned k) {
-    const __m512i low = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
-    const __m512i c01 = _mm512_loadu_si512(group + 64 * (k % 2)), c2 = _mm512_loadu_si512(group + 128);
-    const __m512i nibbles = k < 2 ? c01 : _mm512_srli_epi16(c01, 4);
-    // c2's bits for chunk k sit at 2k..2k+1 of each byte: moved to 4..5.
-    const __m512i high = k == 0   ? _mm512_slli_epi16(c2, 4)
-                         : k == 1 ? _mm512_slli_epi16(c2, 2)
-                         : k == 2 ? c2
-                                  : _mm512_srli_epi16(c2, 2);
-    return _mm512_or_si512(_mm512_and_si512(nibbles, low), _mm512_and_si512(high, bits45));
+    if (k < 3) return _mm512_and_si512(_mm512_loadu_si512(group + 64 * k), _mm512_set1_epi8(0x3f));
+    const __m512i c0 = _mm512_srli_epi16(_mm512_loadu_si512(group), 6);
+    const __m512i c1 = _mm512_srli_epi16(_mm512_loadu_si512(group + 64), 4);
+    const __m512i c2 = _mm512_srli_epi16(_mm512_loadu_si512(group + 128), 2);
+    return _mm512_or_si512(_mm512_or_si512(_mm512_and_si512(c0, _mm512_set1_epi8(0x03)),
+                                           _mm512_and_si512(c1, _mm512_set1_epi8(0x0c))),
+                           _mm512_and_si512(c2, _mm512_set1_epi8(0x30)));
   }
   template <size_t M>
   [[gnu::always_inline]] static __m512i chunk(const WholeGroup& /*chunks*/, const std::byte* group, unsigned k) {

@@ -100,35 +100,42 @@ void join_q5(const std::byte* header, const uint8_t* lanes, std::byte* block) {
   std::memcpy(block, &b, sizeof(b));
 }
 
-// Weight t (0..15) of a lane of 16 keeps 2 bits at byte first + t % 4,
-// bits 2 (t / 4): Q2_K's and Q3_K's low bits at 0, Q6_K's high ones at 8.
-BitField lane_crumb_at(size_t first, size_t t) { return {first + t % 4, static_cast<unsigned>(2 * (t / 4))}; }
+// Weight t (0..15) of a lane of 16 keeps 2 bits at byte t % 4, bits
+// 2 (t / 4): Q2_K's and Q3_K's low bits.
+BitField lane_crumb_at(size_t t) { return {t % 4, static_cast<unsigned>(2 * (t / 4))}; }
 
 // Q6_K: the sub-block scales and d are the header; each sub-block of 16
 // weights is a lane of 12 bytes (grouped_rows.h). Weight t (0..15) of a
-// lane: its low nibble in byte (t % 4) + 4 ((t / 4) % 2), shifted by 4
-// (t / 8); its high 2 bits in byte 8 + t % 4 at bit 2 (t / 4).
+// lane: t < 12 whole, in bits 0-5 of byte t; t >= 12 in bits 6-7 of bytes
+// t - 12, t - 8 and t - 4 (its bits 0-1, 2-3 and 4-5).
 constexpr size_t kQ6KHeader = sizeof(BlockQ6_K) - offsetof(BlockQ6_K, scales);
-BitField q6_lane_nibble_at(size_t t) { return {t % 4 + 4 * ((t / 4) % 2), static_cast<unsigned>(4 * (t / 8))}; }
-BitField q6_lane_crumb_at(size_t t) { return lane_crumb_at(8, t); }
+unsigned q6_k_quant(const BlockQ6_K& b, size_t e) {
+  return field(b.ql, q6_k_nibble_at(e), 4) | field(b.qh, crumb_at(e), 2) << 4;
+}
+void put_q6_lane_quant(uint8_t* lane, size_t t, unsigned q) {
+  if (t < 12) return put_field(lane, {t, 0}, q);
+  for (size_t j = 0; j < 3; ++j) put_field(lane, {4 * j + t - 12, 6}, (q >> (2 * j)) & 3);
+}
+unsigned q6_lane_quant(const uint8_t* lane, size_t t) {
+  if (t < 12) return field(lane, {t, 0}, 6);
+  unsigned q = 0;
+  for (size_t j = 0; j < 3; ++j) q |= field(lane, {4 * j + t - 12, 6}, 2) << (2 * j);
+  return q;
+}
 void split_q6_k(const std::byte* block, std::byte* header, uint8_t* lanes) {
   BlockQ6_K b;
   std::memcpy(&b, block, sizeof(b));
   std::memcpy(header, block + offsetof(BlockQ6_K, scales), kQ6KHeader);
   std::memset(lanes, 0, 16 * 12);
-  for (size_t e = 0; e < kSuperBlock; ++e) {
-    uint8_t* lane = lanes + 12 * (e / 16);
-    put_field(lane, q6_lane_nibble_at(e % 16), field(b.ql, q6_k_nibble_at(e), 4));
-    put_field(lane, q6_lane_crumb_at(e % 16), field(b.qh, crumb_at(e), 2));
-  }
+  for (size_t e = 0; e < kSuperBlock; ++e) put_q6_lane_quant(lanes + 12 * (e / 16), e % 16, q6_k_quant(b, e));
 }
 void join_q6_k(const std::byte* header, const uint8_t* lanes, std::byte* block) {
   BlockQ6_K b{};
   std::memcpy(reinterpret_cast<std::byte*>(&b) + offsetof(BlockQ6_K, scales), header, kQ6KHeader);
   for (size_t e = 0; e < kSuperBlock; ++e) {
-    const uint8_t* lane = lanes + 12 * (e / 16);
-    put_field(b.ql, q6_k_nibble_at(e), field(lane, q6_lane_nibble_at(e % 16), 4));
-    put_field(b.qh, crumb_at(e), field(lane, q6_lane_crumb_at(e % 16), 2));
+    const unsigned q = q6_lane_quant(lanes + 12 * (e / 16), e % 16);
+    put_field(b.ql, q6_k_nibble_at(e), q & 0x0f);
+    put_field(b.qh, crumb_at(e), q >> 4);
   }
   std::memcpy(block, &b, sizeof(b));
 }
@@ -171,14 +178,14 @@ void move_q2_k(BlockQ2_K& b, From<kSplit, std::byte> header, From<kSplit, uint8_
   move_bytes<kSplit>(bytes, header, sizeof(b.scales));
   move_bytes<kSplit>(bytes + offsetof(BlockQ2_K, d), header + sizeof(b.scales), 4);
   for (size_t e = 0; e < kSuperBlock; ++e)
-    move_field<kSplit>(b.qs, crumb_at(e), lanes + 4 * (e / 16), lane_crumb_at(0, e % 16), 2);
+    move_field<kSplit>(b.qs, crumb_at(e), lanes + 4 * (e / 16), lane_crumb_at(e % 16), 2);
 }
 template <bool kSplit>
 void move_q3_k(BlockQ3_K& b, From<kSplit, std::byte> header, From<kSplit, uint8_t> lanes) {
   move_bytes<kSplit>(reinterpret_cast<std::byte*>(&b) + offsetof(BlockQ3_K, scales), header, kQ3KHeader);
   for (size_t e = 0; e < kSuperBlock; ++e) {
     const auto lane = lanes + 6 * (e / 16);
-    move_field<kSplit>(b.qs, crumb_at(e), lane, lane_crumb_at(0, e % 16), 2);
+    move_field<kSplit>(b.qs, crumb_at(e), lane, lane_crumb_at(e % 16), 2);
     move_field<kSplit>(b.hmask, high_bit_at(e), lane, q3_lane_high_bit_at(e % 16), 1);
   }
 }

@@ -32,10 +32,10 @@
 //   Q3_K: their low 2 bits as Q2_K's, then a chunk of 2 bytes of their
 //     high bits: e_{4p+i}'s at bit 4i + p (the header is the 12 bytes of
 //     packed scales and d).
-//   Q6_K: 16 weights e0..e15 of 6 bits in 3 chunks: chunk 0 byte i holds
-//     the low nibbles of e_i (low) and e_{8+i} (high), chunk 1 those of
-//     e_{4+i} and e_{12+i}, chunk 2 byte i the high 2 bits of e_i, e_{4+i},
-//     e_{8+i}, e_{12+i} at bits 0, 2, 4, 6.
+//   Q6_K: 16 weights e0..e15 of 6 bits in 3 chunks: chunk k byte i holds
+//     e_{4k+i} in bits 0-5, and in bits 6-7 bits 2k..2k+1 of e_{12+i}: a
+//     mask gives chunks 0-2 (three shifts and masks the fourth), where
+//     nibbles and crumbs took three or four operations every chunk.
 //   IQ4_NL: as Q4_0, each nibble an index into kIq4NlValues.
 //   IQ4_XS: sub-block j's 16 bytes as stored, packed as IQ4_NL's (its
 //     header is d and the sub-blocks' 6-bit scales).
