@@ -1,9 +1,9 @@
 #pragma once
 // How far ahead the AVX-512 grouped kernels prefetch rows they stream from
 // memory into L1 (decode, and the first tile of a prefill's rows): 2 KiB,
-// which suited an AMD EPYC Zen 4, or as far as into L2 (two rows, 4-16 KiB:
-// RowRead::StreamedFarL1, gemv_isa.h), which streamed Llama-3.2-1B's Q4_K
-// gate/up rows 11-16% faster on an AMD EPYC Zen 5 (gemv_avx512_grouped.h).
+// which suited an AMD EPYC Zen 4, or as far as into L2 up to 4 KiB (two
+// rows: RowRead::StreamedFarL1, gemv_isa.h), which streamed Llama-3.2-1B's
+// Q4_K gate/up rows 11-16% faster on an AMD EPYC Zen 5 (gemv_avx512_grouped.h).
 // Which is faster is the CPU's, so it is measured, once per process and ISA.
 #include <string>
 
