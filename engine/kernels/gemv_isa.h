@@ -51,11 +51,12 @@ struct GroupedActivation {
 // Where a grouped kernel's rows come from, and so how it reads them:
 // Streamed from memory, one row at a time, prefetching ahead (decode, and
 // gemm_rows' first tile of tokens on a block of rows), into L1 2 KiB ahead
-// or, StreamedFarL1, as far ahead as into L2, at most 4 KiB (AVX-512; AVX2 reads both as
-// Streamed); or from cache (the later tiles), one row at a time (Cached) or
-// two (CachedPairs: each activation chunk loaded once for both rows). Which
-// of the streamed two is faster is the CPU's (stream_prefetch.h), as is
-// which of the cached two (row_pairing.h); the sums are the same.
+// or, StreamedFarL1, as far ahead as into L2, at most 4 KiB (AVX-512; AVX2
+// reads both as Streamed); or from cache (the later tiles), one row at a
+// time (Cached) or two (CachedPairs: each activation chunk loaded once for
+// both rows). Which of the streamed two is faster is the CPU's
+// (stream_prefetch.h), as is which of the cached two (row_pairing.h); the
+// sums are the same.
 enum class RowRead { Streamed, StreamedFarL1, Cached, CachedPairs };
 constexpr bool from_memory(RowRead read) { return read == RowRead::Streamed || read == RowRead::StreamedFarL1; }
 // n_x activations (at most kGemvMaxBatch) against the same rows, each weight
