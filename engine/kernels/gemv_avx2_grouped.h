@@ -225,7 +225,10 @@ template <typename Format, size_t M, bool Prefetch>
 // activations of Llama-3.2-1B's FFN-down (8192 columns, 44 KiB with their
 // scales) came from L2 and held it to 225 GFLOP/s against gate/up's 283
 // (pdbench run -p 128, Q4_K_M, 2 threads, AMD EPYC Zen 4).
+// From cache, rows go kPanel at a time, so each tile of activations comes
+// into L1 once per panel (gemv_avx512_grouped.h has the measurements).
 constexpr size_t kStrip = 16;
+constexpr size_t kPanel = 64;
 constexpr size_t kTileBytes = 16384;
 
 // M activations (at most kTokensPerPass) against n_rows rows of at most a
@@ -253,9 +256,10 @@ void untiled_rows(const std::byte* w, size_t stride, size_t n_lanes, const Group
 template <typename Format, size_t M, bool Prefetch>
 void tiled_rows(const std::byte* w, size_t stride, size_t n_lanes, size_t tile_lanes, const GroupedActivation* xs,
                 float* y, size_t y_stride, size_t n_rows) {
-  __m256 partial[kStrip][M];
-  for (size_t r0 = 0; r0 < n_rows; r0 += kStrip) {
-    const size_t strip = n_rows - r0 < kStrip ? n_rows - r0 : kStrip;
+  constexpr size_t kRowsAtOnce = Prefetch ? kStrip : kPanel;
+  __m256 partial[kRowsAtOnce][M];
+  for (size_t r0 = 0; r0 < n_rows; r0 += kRowsAtOnce) {
+    const size_t strip = n_rows - r0 < kRowsAtOnce ? n_rows - r0 : kRowsAtOnce;
     for (size_t i = 0; i < strip; ++i)
 #pragma GCC unroll 4
       for (size_t m = 0; m < M; ++m) partial[i][m] = _mm256_setzero_ps();

@@ -292,13 +292,13 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
 // accumulators), gemm_rows' row blocks, tiles of kGemvMaxBatch tokens and
 // rows read in pairs or not, staged or not, only choose which rows and
 // tokens meet when, and other layouts run gemv_rows per activation. Rows
-// outside the range, and the gaps of a wider
-// y_stride, stay untouched. Widths: 576 (one column tile), 2080 (two tiles
-// of 2048 columns from 8 tokens on AVX-512), whose 150 rows are two of
-// gemm_rows' blocks, and 4160 (two tiles of 4096 columns from AVX2's 4
-// tokens a pass) in 21 rows, a strip of 16 and one of 5; 21 tokens are two
-// full tiles and one of 5, 53 (from kGemmStageMinTokens on, staged) six
-// and one of 5.
+// outside the range, and the gaps of a wider y_stride, stay untouched.
+// Widths: 576 (one column tile), 2080 (two tiles of 2048 columns from 8
+// tokens on AVX-512), whose 150 rows are two of gemm_rows' blocks (from
+// cache, panels of 64 rows and fewer), and 4160 (two tiles of 4096 columns
+// from AVX2's 4 tokens a pass) in 21 rows (streamed, a strip of 16 and one
+// of 5); 21 tokens are two full tiles and one of 5, 53 (from
+// kGemmStageMinTokens on, staged) six and one of 5.
 TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   constexpr int64_t kBegin = 2;
   constexpr size_t kTokens = 53;
