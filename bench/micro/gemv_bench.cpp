@@ -123,9 +123,10 @@ void BM_gemv(benchmark::State& state, TensorType type, RowLayout layout, const S
 }
 
 // Args: tokens M, thread count. M tokens against one matrix, the way a
-// batched decode step (M <= 8) or a prefill (M = 512) runs it: quantize M
-// activations, then one parallel region in which each thread reads its
-// rows' weights from memory once for all M (gemm_rows). bytes/s counts the
+// batched decode step (M <= 8) or a prefill (M = 512) runs it: one
+// parallel region in which each thread quantizes its share of the M
+// activations, then reads its rows' weights from memory once for all M
+// (gemm_rows). bytes/s counts the
 // weights once per call, so a batch that stays memory-bound holds the M = 1
 // rate while its FLOP/s grow M-fold; a prefill is judged by its FLOP/s.
 void BM_gemm_rows(benchmark::State& state, TensorType type, RowLayout layout, const Shape& shape) {
@@ -141,9 +142,12 @@ void BM_gemm_rows(benchmark::State& state, TensorType type, RowLayout layout, co
   size_t i = 0;
   for (auto _ : state) {
     const MatrixView w = copies.copy(i++);
-    for (size_t m = 0; m < batch; ++m) gemv_prepare(type, x.data() + m * cols, cols, acts[m]);
 #pragma omp parallel
     {
+      const RowRange tokens = gemv_thread_rows(static_cast<int64_t>(batch), omp_get_thread_num(), omp_get_num_threads());
+      for (auto m = static_cast<size_t>(tokens.begin); m < static_cast<size_t>(tokens.end); ++m)
+        gemv_prepare(type, x.data() + m * cols, cols, acts[m]);
+#pragma omp barrier
       const RowRange mine = gemv_thread_rows(shape.rows, omp_get_thread_num(), omp_get_num_threads());
       gemm_rows(w, acts, y.data(), rows, mine.begin, mine.end);
     }
