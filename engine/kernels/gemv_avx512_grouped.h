@@ -291,13 +291,16 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 //
 // From cache, rows go kPanel at a time rather than kStrip: each tile of
 // activations is read into L1 once per panel, which covers a whole block
-// of FFN-down's long rows (gemm_rows: 39-56 rows of 8192 columns). In
-// strips of 16 its 4 tokens' 8192 columns (40 KiB with their scales) came
-// back from L2 for every strip, and 512 tokens through Llama-3.2-1B's
-// FFN-down took 43.6-45.6 ms against 40.3-42.3 in panels (Q4_K; Q6_K
-// 55.0-56.9 against 47.5-51.4; gate/up, one tile wide, level; BM_gemm_rows,
-// 1 thread, min of 5, three alternations, AMD EPYC Zen 5). Streamed from
-// memory, strips keep the prefetches' distance to the next strip short.
+// of FFN-down's long rows (gemm_rows: 30-56 rows of 8192 columns). In
+// strips of 16 a pass's tokens' 8192 columns (40 KiB with their scales for
+// 4 tokens, 80 for 8) came back from L2 for every strip, and 512 tokens
+// through Llama-3.2-1B's FFN-down took 43.6-45.6 ms against 40.3-42.3 in
+// panels (Q4_K; Q6_K 55.0-56.9 against 47.5-51.4; gate/up, one tile wide,
+// level; BM_gemm_rows, 1 thread, min of 5, three alternations, AMD EPYC
+// Zen 5). It rests only on L1 holding one tile (16 KiB) beside the rows
+// going by, which a 32 KiB L1 does too; not measured on an Intel Xeon.
+// Streamed from memory, strips keep the prefetches' distance to the next
+// strip short.
 constexpr size_t kStrip = 16;
 constexpr size_t kPanel = 64;
 constexpr size_t kTileBytes = 16384;

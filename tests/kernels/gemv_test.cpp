@@ -296,15 +296,16 @@ TEST(Gemv, GemvMatrixCopiesOnlyWhatItsIsaRegroups) {
 // Widths: 576 (one column tile), 2080 (two tiles of 2048 columns from 8
 // tokens on AVX-512), whose 150 rows are two of gemm_rows' blocks (from
 // cache, panels of 64 rows and fewer), and 4160 (two tiles of 4096 columns
-// from AVX2's 4 tokens a pass) in 21 rows (streamed, a strip of 16 and one
-// of 5); 21 tokens are two full tiles and one of 5, 53 (from
+// from AVX2's 4 tokens a pass) in 69 rows (streamed, four strips of 16
+// and one of 5; from cache, a panel of 64 and one of 5 where the rows are
+// one block); 21 tokens are two full tiles and one of 5, 53 (from
 // kGemmStageMinTokens on, staged) six and one of 5.
 TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   constexpr int64_t kBegin = 2;
   constexpr size_t kTokens = 53;
   static_assert(kTokens >= kGemmStageMinTokens && kTokens % kGemvMaxBatch != 0);
   uint32_t seed = 21;
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}, {21, width(4160)}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, width(576)}, {150, width(2080)}, {69, width(4160)}}) {
     const size_t stride = static_cast<size_t>(rows) + 3;
     const Weights w = random_weights(type(), rows, cols, seed++);
     const GemvMatrix regrouped(w.view, isa());
