@@ -228,6 +228,17 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
   const size_t staged_stride = stage ? staged->stride(cols) : 0;
   thread_local AlignedVector<std::byte> staging;  // a thread's own block
   if (stage && staging.size() < block_rows * staged_stride) staging.resize(block_rows * staged_stride);
+  // Paired staged rows read each whole tile after the first packed: packed
+  // once here for every block of rows.
+  const bool packs = stage && pairs && staged->paired_tile != nullptr;
+  const size_t packed_bytes = packs ? staged->packed_bytes(cols) : 0;
+  thread_local AlignedVector<std::byte> packed;
+  if (packs) {
+    if (packed.size() < acts.size() / kGemvMaxBatch * packed_bytes)
+      packed.resize(acts.size() / kGemvMaxBatch * packed_bytes);
+    for (size_t m = kGemvMaxBatch; m + kGemvMaxBatch <= acts.size(); m += kGemvMaxBatch)
+      staged->pack(xs + m, cols, packed.data() + m / kGemvMaxBatch * packed_bytes);
+  }
   for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
     const size_t n_rows = std::min(block_rows, static_cast<size_t>(row_end) - r0);
     const std::byte* rows = w.row(static_cast<int64_t>(r0));
@@ -241,7 +252,10 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
     for (size_t m = 0; m < acts.size(); m += kGemvMaxBatch) {
       const size_t n = std::min(kGemvMaxBatch, acts.size() - m);
       if (stage && m == kGemvMaxBatch) staged->stage(rows, stride, cols, n_rows, staging.data());
-      if (stage && m > 0 && n == kGemvMaxBatch)
+      if (packs && m > 0 && n == kGemvMaxBatch)
+        staged->paired_tile(staging.data(), staged_stride, cols, packed.data() + m / kGemvMaxBatch * packed_bytes,
+                            y + m * y_stride + r0, y_stride, n_rows);
+      else if (stage && m > 0 && n == kGemvMaxBatch)
         staged->tile(staging.data(), staged_stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows, cached);
       else
         batch_kernel(rows, stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows,

@@ -124,9 +124,9 @@ struct GroupedQ8_0 : BlockScale {
   static constexpr size_t kLane = 32, kLaneBytes = 32;
   static constexpr size_t kMostPerLoad = 8;
   static constexpr int32_t kShift = 128;
-  template <size_t M, size_t R, typename Group>
+  template <size_t M, size_t R, typename Group, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 8
     for (size_t k = 0; k < 8; k += Group::kPerLoad) {
       __m512i u[R];
@@ -148,9 +148,9 @@ template <__m512i (*Values)(__m512i nibbles)>
 struct NibbleLanesOf {
   static constexpr size_t kLane = 32, kLaneBytes = 16;
   static constexpr size_t kMostPerLoad = 4;
-  template <size_t M, size_t R, typename Group>
+  template <size_t M, size_t R, typename Group, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 4
     for (size_t k = 0; k < 4; k += Group::kPerLoad) {
       __m512i low[R], high[R];
@@ -215,9 +215,9 @@ template <bool Low, typename Group>
 struct FiveBitLanes {
   static constexpr size_t kLane = 32, kLaneBytes = 20;
   static constexpr size_t kMostPerLoad = 4;
-  template <size_t M, size_t R, typename Group>
+  template <size_t M, size_t R, typename Group, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const Group& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
     const __m512i nibble = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
     __m512i fifth[R];
 #pragma GCC unroll 4
@@ -302,9 +302,9 @@ struct GroupedQ5_K : FiveBitLanes, SuperBlockScalesAndMins {};
 
 // A Q6_K group's 4 chunks into the dot products, chunk k's quants as
 // Format::chunk gives them.
-template <typename Format, size_t M, size_t R>
+template <typename Format, size_t M, size_t R, typename Xs>
 [[gnu::always_inline]] inline void add_four_chunks(const std::byte* const* groups, const WholeGroup& chunks,
-                                                   const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                                   const Xs& xs, __m512i (*dot)[M]) {
 #pragma GCC unroll 4
   for (unsigned k = 0; k < 4; ++k) {
     __m512i q[R];
@@ -346,9 +346,9 @@ struct GroupedQ6_K {
   [[gnu::always_inline]] static __m512i chunk(const WholeGroup& /*chunks*/, const std::byte* group, unsigned k) {
     return six_bits(group, k);
   }
-  template <size_t M, size_t R>
+  template <size_t M, size_t R, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
     add_four_chunks<GroupedQ6_K, M, R>(groups, chunks, xs, dot);
   }
 };
@@ -398,9 +398,9 @@ struct StagedQ6_K : GroupedQ6_K {
   [[gnu::always_inline]] static __m512i chunk(const WholeGroup& chunks, const std::byte* group, unsigned k) {
     return load_chunks<M>(chunks, group + 64 * k);
   }
-  template <size_t M, size_t R>
+  template <size_t M, size_t R, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
     add_four_chunks<StagedQ6_K, M, R>(groups, chunks, xs, dot);
   }
   static void stage(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out) {

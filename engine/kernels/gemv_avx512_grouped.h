@@ -66,20 +66,71 @@ struct PrefetchDistances {
 struct WholeGroup {
   static constexpr size_t kPerLoad = 1;
   static constexpr __mmask16 lanes = 0xffff;
-  size_t at;  // the group's first activation byte
   static size_t offset(size_t k) { return 64 * k; }
-  __m512i activation(const int8_t* qs, size_t k) const { return _mm512_load_si512(qs + at + 64 * k); }
+  // Chunk k of an activation's group at qs (aligned).
+  static __m512i activation(const int8_t* qs, size_t k) { return _mm512_load_si512(qs + 64 * k); }
 };
 template <size_t kChunksPerLoad>
 struct LastGroup {
   static constexpr size_t kPerLoad = kChunksPerLoad;
   __mmask16 lanes;
-  size_t at;
   size_t count;
   size_t offset(size_t k) const { return 4 * count * k; }
   __mmask16 one_chunk() const { return static_cast<__mmask16>((1u << count) - 1); }
-  __m512i activation(const int8_t* qs, size_t k) const { return _mm512_maskz_loadu_epi32(lanes, qs + at + offset(k)); }
+  __m512i activation(const int8_t* qs, size_t k) const { return _mm512_maskz_loadu_epi32(lanes, qs + offset(k)); }
 };
+
+// M activations at one group of lanes: token m's chunks (qs), its lanes'
+// scales (d), sums and offsets (GroupedActivation). From each token's own
+// arrays, at group g (the lane it starts at):
+template <size_t kLane>
+struct TokenGroup {
+  const GroupedActivation* xs;
+  size_t g;
+  const int8_t* qs(size_t m) const { return xs[m].qs + kLane * g; }
+  const float* d(size_t m) const { return xs[m].d + g; }
+  const float* sums(size_t m) const { return xs[m].sums + g; }
+  const int32_t* offsets(size_t m) const { return xs[m].offsets + g; }
+};
+template <size_t kLane>
+struct TokenActivations {
+  const GroupedActivation* xs;
+  TokenGroup<kLane> at(size_t g) const { return {xs, g}; }
+};
+// Or packed group after group (pack_activations): M tokens' chunks, then
+// their scales, sums and offsets, each at a constant from one pointer. Four
+// tokens' arrays apart take 16 pointers, more than the registers left:
+// GCC 12 reloaded them from the stack and spilled vectors beside them in
+// every group. Packed, 512 tokens through Llama-3.2-1B's matrices on one
+// thread took 0.92x the time for Q6_K, 0.92x (FFN-down) and 0.97x
+// (gate/up) for Q4_K, Q5_K level (BM_gemm_rows, packing included, the
+// median of five alternations' ratios of the min of 3, AMD EPYC Zen 5).
+template <size_t kLane, size_t M>
+struct PackedGroup {
+  static constexpr size_t kQs = 16 * kLane, kBytes = M * (kQs + 3 * 64);
+  const std::byte* group;
+  const int8_t* qs(size_t m) const { return reinterpret_cast<const int8_t*>(group + kQs * m); }
+  const float* d(size_t m) const { return reinterpret_cast<const float*>(group + M * kQs + 64 * m); }
+  const float* sums(size_t m) const { return reinterpret_cast<const float*>(group + M * (kQs + 64) + 64 * m); }
+  const int32_t* offsets(size_t m) const { return reinterpret_cast<const int32_t*>(group + M * (kQs + 128) + 64 * m); }
+};
+template <size_t kLane, size_t M>
+struct PackedActivations {
+  const std::byte* packed;
+  PackedGroup<kLane, M> at(size_t g) const { return {packed + g / 16 * PackedGroup<kLane, M>::kBytes}; }
+};
+// xs[0..M) packed for PackedActivations, n_lanes of each (padded to a group).
+template <size_t kLane, size_t M>
+void pack_activations(const GroupedActivation* xs, size_t n_lanes, std::byte* out) {
+  using Group = PackedGroup<kLane, M>;
+  for (size_t g = 0; g < n_lanes; g += 16, out += Group::kBytes)
+    for (size_t m = 0; m < M; ++m) {
+      std::memcpy(out + Group::kQs * m, xs[m].qs + kLane * g, Group::kQs);
+      std::memcpy(out + M * Group::kQs + 64 * m, xs[m].d + g, 64);
+      std::memcpy(out + M * (Group::kQs + 64) + 64 * m, xs[m].sums + g, 64);
+      std::memcpy(out + M * (Group::kQs + 128) + 64 * m, xs[m].offsets + g, 64);
+    }
+}
 
 // The weights' chunk at p (and the next kPerLoad - 1 of a last group).
 // Against M > 1 activations, in a register: GCC 12 otherwise folds a whole
@@ -97,12 +148,12 @@ template <size_t M, typename Group>
 
 // Row r's chunks w[r] (chunk k, and the next kPerLoad - 1 of a last group)
 // into its dot products with every activation's.
-template <size_t M, size_t R, typename Group>
-[[gnu::always_inline]] inline void meet(const __m512i (&w)[R], const GroupedActivation* xs, const Group& group, size_t k,
+template <size_t M, size_t R, typename Group, typename Xs>
+[[gnu::always_inline]] inline void meet(const __m512i (&w)[R], const Xs& xs, const Group& group, size_t k,
                                         __m512i (*dot)[M]) {
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) {
-    __m512i x = group.activation(xs[m].qs, k);
+    __m512i x = group.activation(xs.qs(m), k);
     // In a register: GCC 12 otherwise folds the load into every row's
     // vpdpbusd, loading it R times.
     if constexpr (R > 1) asm("" : "+v"(x));
@@ -141,10 +192,10 @@ template <typename Group>
 // One group of R rows (16 lanes, or a row's last) into acc[r][0..M):
 // each lane's integer dot product, then one convert and multiply-add by
 // its scales (and the mins times the activation's lane sums).
-template <typename Format, size_t M, size_t R, typename Group>
+template <typename Format, size_t M, size_t R, typename Group, typename Xs>
 [[gnu::always_inline]] inline void add_scaled_group(const std::byte* row, size_t stride, const std::byte* const* group,
-                                                    size_t g, __mmask16 slots, const Group& chunks,
-                                                    const GroupedActivation* xs, __m512 (*acc)[M]) {
+                                                    size_t g, __mmask16 slots, const Group& chunks, const Xs& xs,
+                                                    __m512 (*acc)[M]) {
   Scales w[R];
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) w[r] = Format::scales(row + r * stride, g, slots);
@@ -154,7 +205,7 @@ template <typename Format, size_t M, size_t R, typename Group>
     // Unshifted formats' offsets are zero: a load saved per activation and
     // group. A last group's lanes past its own are zero, so the offsets
     // land in its first chunk's int32 lanes only.
-    const __m512i start = Format::kShift == 0 ? _mm512_setzero_si512() : _mm512_load_si512(xs[m].offsets + g);
+    const __m512i start = Format::kShift == 0 ? _mm512_setzero_si512() : _mm512_load_si512(xs.offsets(m));
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) dot[r][m] = start;
   }
@@ -162,31 +213,29 @@ template <typename Format, size_t M, size_t R, typename Group>
   Format::template add_group<M, R>(group, chunks, xs, dot);
 #pragma GCC unroll 8
   for (size_t m = 0; m < M; ++m) {
-    const __m512 xd = _mm512_load_ps(xs[m].d + g);
+    const __m512 xd = _mm512_load_ps(xs.d(m));
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) {
       acc[r][m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r][m]), spread(chunks, _mm512_mul_ps(w[r].w, xd)), acc[r][m]);
-      if constexpr (Format::kMin) acc[r][m] = _mm512_fnmadd_ps(w[r].min, _mm512_load_ps(xs[m].sums + g), acc[r][m]);
+      if constexpr (Format::kMin) acc[r][m] = _mm512_fnmadd_ps(w[r].min, _mm512_load_ps(xs.sums(m)), acc[r][m]);
     }
   }
 }
 
 // A row's last group, of count < 16 lanes, kPerLoad chunks a load.
-template <typename Format, size_t M, size_t R, size_t kPerLoad>
+template <typename Format, size_t M, size_t R, size_t kPerLoad, typename Xs>
 [[gnu::always_inline]] inline void add_last_group_by(const std::byte* row, size_t stride, const std::byte* const* group,
-                                                     size_t g, size_t count, const GroupedActivation* xs,
-                                                     __m512 (*acc)[M]) {
-  const LastGroup<kPerLoad> chunks{static_cast<__mmask16>((1u << (count * kPerLoad)) - 1), Format::kLane * g, count};
+                                                     size_t g, size_t count, const Xs& xs, __m512 (*acc)[M]) {
+  const LastGroup<kPerLoad> chunks{static_cast<__mmask16>((1u << (count * kPerLoad)) - 1), count};
   add_scaled_group<Format, M, R>(row, stride, group, g, static_cast<__mmask16>((1u << count) - 1), chunks, xs, acc);
 }
 
 // A row's last group: as many of its chunks a load as fit 16 int32 lanes,
 // up to Format::kMostPerLoad (a power of two; 0 for the formats whose rows
 // are whole groups).
-template <typename Format, size_t M, size_t R>
+template <typename Format, size_t M, size_t R, typename Xs>
 [[gnu::always_inline]] inline void add_last_group(const std::byte* row, size_t stride, const std::byte* const* group,
-                                                  size_t g, size_t count, const GroupedActivation* xs,
-                                                  __m512 (*acc)[M]) {
+                                                  size_t g, size_t count, const Xs& xs, __m512 (*acc)[M]) {
   const size_t fit = 16 / count;
   if constexpr (Format::kMostPerLoad >= 8)
     if (fit >= 8) return add_last_group_by<Format, M, R, 8>(row, stride, group, g, count, xs, acc);
@@ -209,9 +258,9 @@ template <typename Format, size_t M, size_t R>
 
 // Adds lane groups [g_begin, g_end) of R rows, `stride` bytes apart, into
 // acc_out[r][0..M). Inlined: called per row, a call cost decode 10-16%.
-template <typename Format, size_t M, size_t R, bool Prefetch>
+template <typename Format, size_t M, size_t R, bool Prefetch, typename Activations>
 [[gnu::always_inline]] inline void grouped_span(const std::byte* row, size_t stride, size_t n_lanes, size_t g_begin, size_t g_end,
-                  const GroupedActivation* xs, __m512 (*acc_out)[M], PrefetchDistances ahead) {
+                  const Activations& xs, __m512 (*acc_out)[M], PrefetchDistances ahead) {
   const std::byte* group[R];
   __m512 acc[R][M];
 #pragma GCC unroll 4
@@ -232,14 +281,14 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
   for (size_t g = g_begin; g < whole_end; g += 16) {
     if constexpr (Prefetch) prefetch_ahead(fetch, share, ahead);
     fetch += share;
-    add_scaled_group<Format, M, R>(row, stride, group, g, 0xffff, WholeGroup{Format::kLane * g}, xs, acc);
+    add_scaled_group<Format, M, R>(row, stride, group, g, 0xffff, WholeGroup{}, xs.at(g), acc);
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) group[r] += Format::kLaneBytes * 16;
   }
   if (whole_end < g_end) {
     if constexpr (Prefetch)
       prefetch_ahead(fetch, ahead.share != 0 ? share : (g_end - whole_end) * Format::kLaneBytes, ahead);
-    add_last_group<Format, M, R>(row, stride, group, whole_end, g_end - whole_end, xs, acc);
+    add_last_group<Format, M, R>(row, stride, group, whole_end, g_end - whole_end, xs.at(whole_end), acc);
   }
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r)
@@ -287,7 +336,15 @@ template <typename Format, size_t M, size_t R, bool Prefetch>
 // 8 (Q8_0); dropping, numerically wrong, to find a ceiling, the sign flip
 // gained 0-3%, the scales' float work 0-13%, every row's weights read from
 // L1 4-10% (BM_gemm_rows, 1 thread, min of 3, two or three alternations;
-// the host's clock moved between runs).
+// the host's clock moved between runs). What does bound it (BM_vnni_ports):
+// vmulps and vfmadd take the two units vpdpbusd runs on, where vcvtdq2ps,
+// vaddps, logic and two aligned 64-byte loads a cycle run beside it. So a
+// group's float work, per row and token a multiply and a multiply-add (and
+// for the mins one more), caps Q4_K at 64 vpdpbusd in 88 slots, 1.45 a
+// cycle, Q8_0 at 1.6 and Q6_K, whose lanes of 16 take 4 vpdpbusd per
+// group, at 1.33; Q4_K ran 0.98 (432 GFLOP/s at about 3.45 GHz), and a
+// copy of its loop outside the project, one pointer for the activations,
+// 1.17, and 1.45 with the float work replaced by one add.
 //
 // From cache, rows go kPanel at a time rather than kStrip: each tile of
 // activations is read into L1 once per panel, which covers a whole block
@@ -306,9 +363,9 @@ constexpr size_t kPanel = 64;
 constexpr size_t kTileBytes = 16384;
 constexpr size_t kPairTokens = 4;
 
-template <typename Format, size_t M, bool Prefetch, size_t kRows>
-void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
-                  size_t y_stride, size_t n_rows, bool far_l1) {
+template <typename Format, size_t M, bool Prefetch, size_t kRows, typename Activations>
+void gemv_grouped_from(const std::byte* w, size_t stride, size_t cols, const Activations& xs, float* y,
+                       size_t y_stride, size_t n_rows, bool far_l1) {
   static_assert(kRows == 1 || (!Prefetch && M <= kPairTokens), "rows pair from cache, against few tokens");
   constexpr size_t kTileLanes = kTileBytes / (Format::kLane * M) / 16 * 16;
   const size_t n_lanes = cols / Format::kLane;
@@ -362,6 +419,13 @@ void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedA
   }
 }
 
+template <typename Format, size_t M, bool Prefetch, size_t kRows>
+void gemv_grouped(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, float* y,
+                  size_t y_stride, size_t n_rows, bool far_l1) {
+  gemv_grouped_from<Format, M, Prefetch, kRows>(w, stride, cols, TokenActivations<Format::kLane>{xs}, y, y_stride,
+                                                n_rows, far_l1);
+}
+
 // Paired, more than kPairTokens activations go in calls of at most that.
 template <typename Format>
 void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t n_x,
@@ -383,17 +447,36 @@ void gemv_grouped_batch(const std::byte* w, size_t stride, size_t cols, const Gr
     kPaired[std::min(kPairTokens, n_x - m) - 1](w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows, false);
 }
 
-// A whole tile of activations against staged rows (StagedGemv::tile):
-// kGemvMaxBatch at once, or rows in pairs against kPairTokens at a time.
-// Only these two are built for a staged format: gemm_rows runs a shorter
-// last tile on the grouped rows.
+// A whole tile of activations against staged rows (StagedGemv): all
+// kGemvMaxBatch at once a row at a time, or (paired_tile) rows in pairs
+// against kPairTokens at a time, packed. Only these are built for a staged
+// format: gemm_rows runs a shorter last tile on the grouped rows.
 template <typename Staged>
 void gemv_staged_tile(const std::byte* w, size_t stride, size_t cols, const GroupedActivation* xs, size_t /*n_x*/,
-                      float* y, size_t y_stride, size_t n_rows, RowRead read) {
-  if (read != RowRead::CachedPairs)
-    return gemv_grouped<Staged, kGemvMaxBatch, false, 1>(w, stride, cols, xs, y, y_stride, n_rows, false);
-  for (size_t m = 0; m < kGemvMaxBatch; m += kPairTokens)
-    gemv_grouped<Staged, kPairTokens, false, 2>(w, stride, cols, xs + m, y + m * y_stride, y_stride, n_rows, false);
+                      float* y, size_t y_stride, size_t n_rows, RowRead /*read: Cached*/) {
+  gemv_grouped<Staged, kGemvMaxBatch, false, 1>(w, stride, cols, xs, y, y_stride, n_rows, false);
+}
+
+// A tile's passes of kPairTokens, packed one after the other.
+template <typename Staged>
+size_t packed_pass_bytes(size_t cols) {
+  return (cols / Staged::kLane + 15) / 16 * PackedGroup<Staged::kLane, kPairTokens>::kBytes;
+}
+template <typename Staged>
+size_t packed_tile_bytes(size_t cols) {
+  return kGemvMaxBatch / kPairTokens * packed_pass_bytes<Staged>(cols);
+}
+template <typename Staged>
+void pack_tile(const GroupedActivation* xs, size_t cols, std::byte* out) {
+  for (size_t m = 0; m < kGemvMaxBatch; m += kPairTokens, out += packed_pass_bytes<Staged>(cols))
+    pack_activations<Staged::kLane, kPairTokens>(xs + m, cols / Staged::kLane, out);
+}
+template <typename Staged>
+void gemv_staged_paired_tile(const std::byte* w, size_t stride, size_t cols, const std::byte* packed, float* y,
+                             size_t y_stride, size_t n_rows) {
+  for (size_t m = 0; m < kGemvMaxBatch; m += kPairTokens, packed += packed_pass_bytes<Staged>(cols))
+    gemv_grouped_from<Staged, kPairTokens, false, 2>(w, stride, cols, PackedActivations<Staged::kLane, kPairTokens>{packed},
+                                                     y + m * y_stride, y_stride, n_rows, false);
 }
 
 // Staged rows (StagedGemv) whose scales (and mins) are decoded to floats
@@ -426,7 +509,8 @@ struct DecodedScales : DecodedScalesLayout<Format> {
 };
 
 template <typename Staged>
-constexpr StagedGemv kStaged{Staged::stride, Staged::stage, gemv_staged_tile<Staged>};
+constexpr StagedGemv kStaged{Staged::stride,          Staged::stage,     gemv_staged_tile<Staged>,
+                             packed_tile_bytes<Staged>, pack_tile<Staged>, gemv_staged_paired_tile<Staged>};
 
 // Q2_K's and Q3_K's kernels (GroupedGemv), gemv_avx512_k23.cpp's, for
 // gemv_avx512.cpp's list; their shifts as GroupedActivation's offsets take

@@ -25,8 +25,8 @@ __m512i crumb_plane(__m512i chunk, unsigned p) {
 // Q3_K, passing the lambda's captured vectors through the stack, which
 // cost that kernel 1.9x its time (BM_gemv q3_K_grouped, Llama-3.2-1B
 // gate/up).
-template <size_t M, size_t R, typename Plane>
-[[gnu::always_inline]] inline void add_planes(const GroupedActivation* xs, const WholeGroup& chunks, __m512i (*dot)[M],
+template <size_t M, size_t R, typename Plane, typename Xs>
+[[gnu::always_inline]] inline void add_planes(const Xs& xs, const WholeGroup& chunks, __m512i (*dot)[M],
                                               Plane plane) {
 #pragma GCC unroll 4
   for (unsigned p = 0; p < 4; ++p) {
@@ -65,9 +65,9 @@ struct GroupedQ2_K : SuperBlockLanes<20, 4, kGroupedQ2KShift, true> {
     return {scaled(_mm512_and_si512(sc, _mm512_set1_epi32(0x0f)), d_dmin[0]),
             scaled(_mm512_srli_epi32(sc, 4), d_dmin[1])};
   }
-  template <size_t M, size_t R>
+  template <size_t M, size_t R, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
     __m512i crumbs[R];
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) crumbs[r] = _mm512_loadu_si512(groups[r]);
@@ -99,9 +99,9 @@ struct GroupedQ3_K : SuperBlockLanes<14, 6, kGroupedQ3KShift, false> {
   static __m512i at_bit2(__m512i high, unsigned p) {
     return p == 0 ? _mm512_slli_epi32(high, 2) : p == 1 ? _mm512_slli_epi32(high, 1) : p == 2 ? high : _mm512_srli_epi32(high, 1);
   }
-  template <size_t M, size_t R>
+  template <size_t M, size_t R, typename Xs>
   [[gnu::always_inline]] static void add_group(const std::byte* const* groups, const WholeGroup& chunks,
-                                               const GroupedActivation* xs, __m512i (*dot)[M]) {
+                                               const Xs& xs, __m512i (*dot)[M]) {
     __m512i crumbs[R], high[R];
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r) {

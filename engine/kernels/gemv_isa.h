@@ -76,8 +76,16 @@ struct StagedGemv {
   // aligned), stride(cols) bytes a row.
   void (*stage)(const std::byte* w, size_t stride, size_t cols, size_t n_rows, std::byte* out);
   // A whole tile of kGemvMaxBatch activations against staged rows from
-  // cache (RowRead::Cached, or CachedPairs where the format pairs rows).
+  // cache, one row at a time (RowRead::Cached).
   GroupedGemv tile;
+  // Rows two at a time (RowRead::CachedPairs), where the ISA pairs them:
+  // against a tile's activations packed by `pack` into packed_bytes(cols)
+  // (64-byte aligned), so that a pass's loads take one pointer
+  // (gemv_avx512_grouped.h); null elsewhere.
+  size_t (*packed_bytes)(size_t cols) = nullptr;
+  void (*pack)(const GroupedActivation* xs, size_t cols, std::byte* out) = nullptr;
+  void (*paired_tile)(const std::byte* w, size_t stride, size_t cols, const std::byte* packed, float* y,
+                      size_t y_stride, size_t n_rows) = nullptr;
 };
 
 // One weight format's kernels on one ISA.

@@ -543,8 +543,9 @@ TEST_P(GemvTest, TouchesNoActivationOrOutputByteOutsideItsBuffers) {
 }
 
 // Staging a block reads only its grouped rows and writes only its staged
-// copy, and the staged tile reads only that copy and the activations, each
-// against an unmapped page; the tile gives the grouped rows' sums. For
+// copy, and the staged tile reads only that copy and the activations (or
+// their packed copy, which packing fills), each against an unmapped page;
+// the tile gives the grouped rows' sums. For
 // every ISA and format that stages.
 TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
   constexpr int64_t kRows = kGuardRows;
@@ -581,7 +582,13 @@ TEST(Gemv, StagedRowsTouchOnlyTheirBuffersAndGiveTheGroupedSums) {
             kernels.grouped_rows(view.data, view.row_stride(), n, xs.data(), kTokens, expected.data(), kRows, kRows,
                                  read);
             float* y = guarded.copy(std::vector<float>(kTokens * kRows));
-            kernels.staged->tile(staged, staged_stride, n, xs.data(), kTokens, y, kRows, kRows, read);
+            if (read == gemv_detail::RowRead::CachedPairs && kernels.staged->paired_tile != nullptr) {
+              std::byte* packed = guarded.copy(AlignedVector<std::byte>(kernels.staged->packed_bytes(n)));
+              kernels.staged->pack(xs.data(), n, packed);
+              kernels.staged->paired_tile(staged, staged_stride, n, packed, y, kRows, kRows);
+            } else {
+              kernels.staged->tile(staged, staged_stride, n, xs.data(), kTokens, y, kRows, kRows, read);
+            }
             EXPECT_EQ(std::vector<float>(y, y + kTokens * kRows), expected) << "read " << static_cast<int>(read);
           }
         }
