@@ -86,13 +86,19 @@ TEST(KvBlockPool, FragmentationIsAllocatedMinusFilledSlots) {
   EXPECT_THROW(pool.set_filled(a, 17), Error);
 }
 
+// One (layer, kv_head)'s runs of consecutive blocks follow each other, so
+// a sequence of blocks from a fresh pool is one stream per head.
 TEST(KvBlockPool, BlocksOfOneLayerAndHeadAreContiguousRuns) {
-  KvBlockPool pool(config(32));
+  KvBlockPool pool(config(48));
   const KvBlockId b = pool.allocate();
-  const size_t run = 16 * 256;
-  EXPECT_EQ(pool.values(b, 0, 0) - pool.keys(b, 0, 0), static_cast<std::ptrdiff_t>(run));
-  EXPECT_EQ(pool.keys(b, 0, 1) - pool.keys(b, 0, 0), static_cast<std::ptrdiff_t>(2 * run));
-  EXPECT_EQ(pool.keys(b, 1, 0) - pool.keys(b, 0, 0), static_cast<std::ptrdiff_t>(4 * run));
+  const KvBlockId next = pool.allocate();
+  ASSERT_EQ(next, b + 1);
+  const auto run = static_cast<std::ptrdiff_t>(16 * 256);  // 16 f32 vectors of 64
+  EXPECT_EQ(pool.values(b, 0, 0) - pool.keys(b, 0, 0), run);
+  EXPECT_EQ(pool.keys(next, 0, 0) - pool.keys(b, 0, 0), 2 * run);
+  EXPECT_EQ(pool.keys(next, 1, 1) - pool.keys(b, 1, 1), 2 * run);
+  EXPECT_EQ(pool.keys(b, 0, 1) - pool.keys(b, 0, 0), 3 * 2 * run);      // 3 blocks of head 0 before
+  EXPECT_EQ(pool.keys(b, 1, 0) - pool.keys(b, 0, 0), 2 * 3 * 2 * run);  // and of 2 heads of layer 0
 }
 
 TEST(KvBlockPool, BadSettingsGiveClearErrors) {
