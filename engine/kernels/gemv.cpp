@@ -198,16 +198,69 @@ bool can_pair_rows(TensorType type, Isa isa) {
   return gemv_layout(type, isa) == RowLayout::GroupedQuants && kernels_for(isa, type).pairs_rows;
 }
 
+namespace {
+
+// Whether gemm_rows reads w's rows from cache in pairs for n_tokens: up to
+// a tile of tokens every row comes from memory, nothing to choose.
+bool pairs_rows(const MatrixView& w, size_t n_tokens, Isa isa) {
+  return n_tokens > kGemvMaxBatch && w.layout == RowLayout::GroupedQuants && can_pair_rows(w.type, isa) &&
+         row_pairing(isa, w.type).pairs;
+}
+
+// Whether a call of n_tokens stages w's blocks of rows (StagedGemv).
+bool stages_rows(const MatrixView& w, size_t n_tokens, Isa isa) {
+  return grouped_kernel_or_null(isa, w) != nullptr && kernels_for(isa, w.type).staged != nullptr &&
+         n_tokens >= kGemmStageMinTokens;
+}
+
+// Bytes of each whole tile after the first packed, where paired staged
+// rows read their tiles packed; 0 where they do not.
+size_t packed_tile_bytes(const MatrixView& w, size_t n_tokens, bool pairs, Isa isa) {
+  const gemv_detail::StagedGemv* staged = kernels_for(isa, w.type).staged;
+  const bool packs = stages_rows(w, n_tokens, isa) && pairs && staged->paired_tile != nullptr;
+  return packs ? staged->packed_bytes(static_cast<size_t>(w.cols)) : 0;
+}
+
+// The tiles of [tile_begin, tile_end) that get packed: not the first (read
+// from memory) nor a partial last.
+RowRange packed_tiles(size_t n_tokens, size_t tile_begin, size_t tile_end) {
+  return {static_cast<int64_t>(std::max<size_t>(tile_begin, 1)),
+          static_cast<int64_t>(std::min(tile_end, n_tokens / kGemvMaxBatch))};
+}
+
+}  // namespace
+
+size_t gemm_packed_tile_bytes(const MatrixView& w, size_t n_tokens, Isa isa) {
+  return packed_tile_bytes(w, n_tokens, pairs_rows(w, n_tokens, isa), isa);
+}
+
+void gemm_pack_tiles(const MatrixView& w, std::span<const GemvActivation> acts, size_t tile_begin, size_t tile_end,
+                     std::byte* packed, Isa isa) {
+  const size_t tile_bytes = gemm_packed_tile_bytes(w, acts.size(), isa);
+  if (tile_bytes == 0) return;
+  const RowRange tiles = packed_tiles(acts.size(), tile_begin, tile_end);
+  for (auto t = static_cast<size_t>(tiles.begin); t < static_cast<size_t>(tiles.end); ++t) {
+    gemv_detail::GroupedActivation xs[kGemvMaxBatch];
+    for (size_t m = 0; m < kGemvMaxBatch; ++m) {
+      check_activation(w, acts[t * kGemvMaxBatch + m]);
+      xs[m] = grouped_activation(isa, acts[t * kGemvMaxBatch + m]);
+    }
+    kernels_for(isa, w.type).staged->pack(xs, static_cast<size_t>(w.cols), packed + t * tile_bytes);
+  }
+}
+
 void gemm_rows(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                int64_t row_begin, int64_t row_end, Isa isa) {
-  // Up to a tile of tokens, every row comes from memory: nothing to choose.
-  const bool pairs = acts.size() > kGemvMaxBatch && w.layout == RowLayout::GroupedQuants &&
-                     can_pair_rows(w.type, isa) && row_pairing(isa, w.type).pairs;
-  gemm_rows_paired(w, acts, y, y_stride, row_begin, row_end, pairs, isa);
+  gemm_rows_paired(w, acts, y, y_stride, row_begin, row_end, pairs_rows(w, acts.size(), isa), isa);
+}
+
+void gemm_rows_packed(const MatrixView& w, std::span<const GemvActivation> acts, const std::byte* packed, float* y,
+                      size_t y_stride, int64_t row_begin, int64_t row_end, Isa isa) {
+  gemm_rows_paired(w, acts, y, y_stride, row_begin, row_end, pairs_rows(w, acts.size(), isa), isa, packed);
 }
 
 void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
-                      int64_t row_begin, int64_t row_end, bool pairs, Isa isa) {
+                      int64_t row_begin, int64_t row_end, bool pairs, Isa isa, const std::byte* packed) {
   for (const GemvActivation& act : acts) check_activation(w, act);
   if (row_begin >= row_end || acts.empty()) return;
   const size_t stride = w.row_stride();
@@ -224,23 +277,23 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
   if (batch_kernel != nullptr)
     for (size_t m = 0; m < acts.size(); ++m) xs[m] = grouped_activation(isa, acts[m]);
   const gemv_detail::StagedGemv* staged = kernels_for(isa, w.type).staged;
-  const bool stage = batch_kernel != nullptr && staged != nullptr && acts.size() >= kGemmStageMinTokens;
+  const bool stage = stages_rows(w, acts.size(), isa);
   const size_t staged_stride = stage ? staged->stride(cols) : 0;
   thread_local AlignedVector<std::byte> staging;  // a thread's own block
   if (stage && staging.size() < block_rows * staged_stride) staging.resize(block_rows * staged_stride);
   // Paired staged rows read each whole tile after the first packed: packed
-  // once here for every block of rows. Once per call, though: a projection
-  // split in pieces repacks every token for each piece a thread takes
-  // (about 0.1 ms for 512 tokens of 2048 columns), where once a projection
-  // would do.
-  const bool packs = stage && pairs && staged->paired_tile != nullptr;
-  const size_t packed_bytes = packs ? staged->packed_bytes(cols) : 0;
-  thread_local AlignedVector<std::byte> packed;
-  if (packs) {
-    if (packed.size() < acts.size() / kGemvMaxBatch * packed_bytes)
-      packed.resize(acts.size() / kGemvMaxBatch * packed_bytes);
-    for (size_t m = kGemvMaxBatch; m + kGemvMaxBatch <= acts.size(); m += kGemvMaxBatch)
-      staged->pack(xs + m, cols, packed.data() + m / kGemvMaxBatch * packed_bytes);
+  // here for every block of rows, unless the caller packed them once for
+  // all its calls (gemm_rows_packed).
+  const size_t packed_bytes = packed_tile_bytes(w, acts.size(), pairs, isa);
+  const bool packs = packed_bytes != 0;
+  thread_local AlignedVector<std::byte> own_packing;
+  if (packs && packed == nullptr) {
+    const RowRange tiles = packed_tiles(acts.size(), 0, acts.size() / kGemvMaxBatch);
+    if (own_packing.size() < static_cast<size_t>(tiles.end) * packed_bytes)
+      own_packing.resize(static_cast<size_t>(tiles.end) * packed_bytes);
+    for (auto t = static_cast<size_t>(tiles.begin); t < static_cast<size_t>(tiles.end); ++t)
+      staged->pack(xs + t * kGemvMaxBatch, cols, own_packing.data() + t * packed_bytes);
+    packed = own_packing.data();
   }
   for (auto r0 = static_cast<size_t>(row_begin); r0 < static_cast<size_t>(row_end); r0 += block_rows) {
     const size_t n_rows = std::min(block_rows, static_cast<size_t>(row_end) - r0);
@@ -256,7 +309,7 @@ void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts,
       const size_t n = std::min(kGemvMaxBatch, acts.size() - m);
       if (stage && m == kGemvMaxBatch) staged->stage(rows, stride, cols, n_rows, staging.data());
       if (packs && m > 0 && n == kGemvMaxBatch)
-        staged->paired_tile(staging.data(), staged_stride, cols, packed.data() + m / kGemvMaxBatch * packed_bytes,
+        staged->paired_tile(staging.data(), staged_stride, cols, packed + m / kGemvMaxBatch * packed_bytes,
                             y + m * y_stride + r0, y_stride, n_rows);
       else if (stage && m > 0 && n == kGemvMaxBatch)
         staged->tile(staging.data(), staged_stride, cols, xs + m, n, y + m * y_stride + r0, y_stride, n_rows, cached);

@@ -291,7 +291,7 @@ void FastForward::Pass::project(Projection& p, const float* in, size_t in_stride
     return team_.forking([&] { p.gemm->run(in, out, n); });
   }
   // Parts of one type read one set of activations, prepared once.
-  size_t set_of[kMaxStacked];
+  size_t set_of[kMaxStacked], set_part[kMaxStacked];
   TensorType set_type[kMaxStacked];
   size_t n_sets = 0;
   for (size_t i = 0; i < p.parts.size(); ++i) {
@@ -299,21 +299,41 @@ void FastForward::Pass::project(Projection& p, const float* in, size_t in_stride
     set_of[i] = n_sets;
     for (size_t s = 0; s < n_sets; ++s)
       if (set_type[s] == w.type) set_of[i] = s;
-    if (set_of[i] == n_sets) set_type[n_sets++] = w.type;
+    if (set_of[i] == n_sets) {
+      set_part[n_sets] = i;
+      set_type[n_sets++] = w.type;
+    }
+  }
+  // Where the pieces' gemm_rows calls read tiles packed, each set's are
+  // packed once here, by the thread that prepared their tokens.
+  size_t tile_bytes[kMaxStacked];
+  bool packs = false;
+  for (size_t s = 0; s < n_sets; ++s) {
+    tile_bytes[s] = gemm_packed_tile_bytes(p.parts[set_part[s]].view(), n);
+    packs = packs || tile_bytes[s] != 0;
+    f_.packed_[s].resize(std::max(f_.packed_[s].size(), n / kGemvMaxBatch * tile_bytes[s]));
   }
   team_.all([&](int thread, int n_threads) {
-    const RowRange tokens = gemv_thread_rows(static_cast<int64_t>(n), thread, n_threads);
+    // Whole tiles to each thread when packing, else tokens balanced.
+    const size_t unit = packs ? kGemvMaxBatch : 1;
+    const RowRange units = gemv_thread_rows(static_cast<int64_t>((n + unit - 1) / unit), thread, n_threads);
+    const size_t first = static_cast<size_t>(units.begin) * unit;
+    const size_t last = std::min(n, static_cast<size_t>(units.end) * unit);
     for (size_t s = 0; s < n_sets; ++s)
-      for (auto t = static_cast<size_t>(tokens.begin); t < static_cast<size_t>(tokens.end); ++t)
-        gemv_prepare(set_type[s], in + t * in_stride, p.cols, f_.acts_[s][t]);
+      for (size_t t = first; t < last; ++t) gemv_prepare(set_type[s], in + t * in_stride, p.cols, f_.acts_[s][t]);
+    for (size_t s = 0; s < n_sets; ++s)
+      if (tile_bytes[s] != 0)
+        gemm_pack_tiles(p.parts[set_part[s]].view(), std::span(f_.acts_[s].data(), n), first / unit, last / unit,
+                        f_.packed_[s].data());
     f_.pieces_->reset(thread);
 #pragma omp barrier
     const size_t each = stacked_row_pieces_each(static_cast<size_t>(p.weight_bytes), n_threads);
     f_.pieces_->take(thread, n_threads, each, [&](size_t piece) {
       split_stacked_rows(std::span<const GemvMatrix>(p.parts), piece, each * static_cast<size_t>(n_threads),
                          [&](size_t i, int64_t base, int64_t lo, int64_t hi) {
-                           gemm_rows(p.parts[i].view(), std::span(f_.acts_[set_of[i]].data(), n), out + base, p.rows,
-                                     lo, hi);
+                           gemm_rows_packed(p.parts[i].view(), std::span(f_.acts_[set_of[i]].data(), n),
+                                            tile_bytes[set_of[i]] != 0 ? f_.packed_[set_of[i]].data() : nullptr,
+                                            out + base, p.rows, lo, hi);
                          });
     });
   });

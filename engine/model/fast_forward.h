@@ -86,6 +86,8 @@ class FastForward : public Forward {
   // one set per distinct weight type among the stacked parts.
   static constexpr size_t kMaxStacked = 3;
   std::array<std::vector<GemvActivation>, kMaxStacked> acts_;
+  // Each set's tiles packed once for all of a projection's pieces (gemm_pack_tiles).
+  std::array<AlignedVector<std::byte>, kMaxStacked> packed_;
   // Who takes which piece of the current projection's rows.
   std::optional<PieceDealer> pieces_;
 };

@@ -333,6 +333,36 @@ TEST_P(GemvTest, ManyTokensEqualEachActivationAlone) {
   }
 }
 
+// A projection's tiles packed once, in two threads' ranges of tiles, then
+// read by one gemm_rows_packed call per piece of rows: the bits of
+// gemm_rows packing per call. Where this ISA and CPU pack nothing
+// (gemm_packed_tile_bytes 0), gemm_rows_packed takes no buffer.
+TEST_P(GemvTest, TilesPackedOnceGiveEachCallsBits) {
+  constexpr int64_t kRows = 150;
+  constexpr size_t kTokens = 53;
+  const int64_t cols = width(2080);
+  const Weights w = random_weights(type(), kRows, cols, 60);
+  const GemvMatrix regrouped(w.view, isa());
+  const MatrixView& view = regrouped.view();
+  std::vector<GemvActivation> acts(kTokens);
+  std::vector<std::vector<float>> xs;  // float formats' activations point into them
+  for (size_t t = 0; t < kTokens; ++t) {
+    xs.push_back(test::random_normal(static_cast<size_t>(cols), 61 + static_cast<uint32_t>(t)));
+    gemv_prepare(type(), xs.back().data(), static_cast<size_t>(cols), acts[t], isa());
+  }
+  std::vector<float> expected(kTokens * kRows, -1.0f), y(kTokens * kRows, -1.0f);
+  gemm_rows(view, acts, expected.data(), kRows, 0, kRows, isa());
+  const size_t tile_bytes = gemm_packed_tile_bytes(view, kTokens, isa());
+  const size_t tiles = (kTokens + kGemvMaxBatch - 1) / kGemvMaxBatch;
+  AlignedVector<std::byte> packed(tiles * tile_bytes);
+  gemm_pack_tiles(view, acts, 0, 3, packed.data(), isa());
+  gemm_pack_tiles(view, acts, 3, tiles, packed.data(), isa());
+  for (int64_t lo = 0; lo < kRows; lo += 40)
+    gemm_rows_packed(view, acts, tile_bytes != 0 ? packed.data() : nullptr, y.data(), kRows, lo,
+                     std::min<int64_t>(lo + 40, kRows), isa());
+  EXPECT_EQ(y, expected);
+}
+
 // AVX-VNNI changes how the integer dot products are summed, not what they
 // are: both sums are exact, so AVX2's kernels give the same bits with it or
 // without it, one token or a batch, in one column tile or two.
