@@ -13,7 +13,7 @@
 // layers and heads together instead, the runs were a block (1 MiB for
 // Llama-3.2-1B) apart, and one decode step's attention over 4096 f32
 // positions took 1.3-1.5x as long on 2 threads (f16 1.6x; BM_decode_attention,
-// AMD EPYC Zen 5, three alternations).
+// AMD EPYC Zen 5, three alternations; not measured on an Intel Xeon).
 // One block id covers every layer, so a sequence has one block table,
 // since the forward pass fills every layer for each position.
 #include <cstddef>

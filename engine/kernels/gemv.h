@@ -119,7 +119,8 @@ bool can_pair_rows(TensorType type, Isa isa = selected_isa());
 
 // gemm_rows with the rows from cache in pairs or not as `pairs` says (where
 // can_pair_rows), not as row_pairing chose: its probe, and the tests of both.
-// The sums are the same either way.
+// The sums are the same either way. `packed`, where given, holds the tiles
+// gemm_pack_tiles packed for these activations (gemm_rows_packed's).
 void gemm_rows_paired(const MatrixView& w, std::span<const GemvActivation> acts, float* y, size_t y_stride,
                       int64_t row_begin, int64_t row_end, bool pairs, Isa isa = selected_isa(),
                       const std::byte* packed = nullptr);
